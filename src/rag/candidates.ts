@@ -6,7 +6,7 @@
 import { commentLabel } from '../ai/grounded-prompt.js';
 import { contentTerms, idfTable, termSpellings } from '../ai/local/extractive-text.js';
 import { deedAsked } from '../ai/local/answer-cues.js';
-import { asAsked, compoundsOf, joinerFor } from '../ai/local/kin.js';
+import { asAsked, compoundsOf, joinerFor, phraseKinOf } from '../ai/local/kin.js';
 import type { ChunkRow } from '../content/types.js';
 import { chunkGroup } from '../search/chunk-refs.js';
 import type { SearchService } from '../search/types.js';
@@ -194,7 +194,8 @@ export async function heldTogether(store: Store, candidates: Candidate[], questi
 function deedSubject(question: string, query: ReadonlySet<string>): ReadonlySet<string> | undefined {
   const deed = deedAsked(question);
   const others = deed ? [...query].filter((t) => t !== deed.term) : [];
-  return others.length === 1 ? new Set(others) : undefined;
+  // "Who brought the case?": `a legal challenge by shopkeepers` holds the case in its own word.
+  return others.length === 1 ? new Set([...others, ...phraseKinOf(new Set(others), question).keys()]) : undefined;
 }
 
 function candidateOf(key: string, hitRow: ChunkRow, chunk: ChunkRow, score: number, search: 1 | 2, excerpt: string, held: number): Candidate {

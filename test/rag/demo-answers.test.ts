@@ -611,3 +611,14 @@ describe('a question of when a rule takes effect', () => {
     }
   });
 });
+
+describe('a question of who brought a legal action', () => {
+  it('is answered by the sentence naming the action in its own word', async () => {
+    // `dismissed a legal challenge by shopkeepers` holds no "case" nor "brought": the ask abstained.
+    for (const question of ['Who brought the case?', 'Who filed the lawsuit?']) {
+      expect((await ask('news_n13', question)).answer).toMatch(
+        /^The Lowmark Administrative Court on Tuesday dismissed a legal challenge by shopkeepers on Quay Street/,
+      );
+    }
+  });
+});

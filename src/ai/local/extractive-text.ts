@@ -345,15 +345,26 @@ export const IN_FORCE =
   /\b(take|takes|taking|took|taken|come|comes|came|coming|enter|enters|entered|entering|go|goes|going|went)\s+(?:into\s+)?(?:effect|force)\b/gi;
 
 /**
+ * "Who brought the case?": the verb of a legal action says no more than its noun (kin.ts reads the
+ * sources' other words for it: `dismissed a legal challenge by shopkeepers`, `sued`).
+ */
+export const LEGAL_ACTION =
+  /\b(bring|brings|brought|bringing|file|files|filed|filing|launch|launches|launched|launching|lodge|lodges|lodged|lodging|mount|mounts|mounted|mounting)\s+(?:the|a|an|this|that|their|its)\s+(?:legal\s+)?(?:case|lawsuit|suit|challenge|complaint|claim|action|appeal|petition)s?\b/gi;
+
+/**
  * The question's content terms in order, less the measure word of a "how long"-type question, the
- * verb of its span (`last`, `take`), the verb of a rule's start (`take effect`) and the "happened"
- * of a "what happened to …?".
+ * verb of its span (`last`, `take`), the verb of a rule's start (`take effect`) or of a legal action
+ * (`brought the case`) and the "happened" of a "what happened to …?".
  */
 export function askedTerms(question: string): string[] {
   const measures = new Set(
-    [...question.matchAll(HOW_MEASURE), ...question.matchAll(HOW_LONG_VERB), ...question.matchAll(WHAT_HAPPENED), ...question.matchAll(IN_FORCE)].flatMap((m) =>
-      contentTerms(m[1]),
-    ),
+    [
+      ...question.matchAll(HOW_MEASURE),
+      ...question.matchAll(HOW_LONG_VERB),
+      ...question.matchAll(WHAT_HAPPENED),
+      ...question.matchAll(IN_FORCE),
+      ...question.matchAll(LEGAL_ACTION),
+    ].flatMap((m) => contentTerms(m[1])),
   );
   const terms = contentTerms(question);
   if (!measures.size) return terms;

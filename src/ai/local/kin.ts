@@ -7,7 +7,7 @@
  * own term, with its weight, once.
  */
 import { deedAsked } from './answer-cues.js';
-import { contentTerms, IN_FORCE, REMEMBERED_TOKEN_MAX_CHARS, stem, STOPWORDS, termOf, termSpellings, words } from './extractive-text.js';
+import { contentTerms, IN_FORCE, LEGAL_ACTION, REMEMBERED_TOKEN_MAX_CHARS, stem, STOPWORDS, termOf, termSpellings, words } from './extractive-text.js';
 import { recently } from './recently.js';
 
 /** Words of one kind, each a name for the others in news text. Kept small: each pair is a guess about every text. */
@@ -73,17 +73,32 @@ function kinOfTerms(wanted: ReadonlySet<string>): Map<string, string | string[]>
 }
 
 /**
- * "When does it take effect?": a rule's start is told in other words (`The law applies to … from
- * 1 January 2027`, `comes into force on`, `is effective from`), each standing for the question's
- * `effect` or `force`. Read only where the question says one of the phrases (IN_FORCE): elsewhere
- * an `applies` is no effect, and a force is rarely one.
+ * Words a source says for a phrase's noun, read only where the question says the phrase: "when does
+ * it take effect?" is told `The law applies to … from 1 January 2027` (`comes into force`, `is
+ * effective from`), and "who brought the case?" `a legal challenge by shopkeepers` (`sued`).
+ * Elsewhere an `applies` is no effect, and the measles article's cases are no lawsuits.
  */
-const IN_FORCE_TERMS = ['effect', 'forc', 'apply', 'effectiv'];
+const PHRASE_KIN: { phrase: RegExp; terms: string[] }[] = [
+  { phrase: IN_FORCE, terms: ['effect', 'force', 'apply', 'effective'] },
+  {
+    phrase: LEGAL_ACTION,
+    terms: ['case', 'lawsuit', 'suit', 'challenge', 'complaint', 'petition', 'sue', 'sued', 'suing'],
+  },
+].map(({ phrase, terms }) => ({ phrase, terms: [...new Set(terms.map(termOf))] }));
+
+/** The words a source says for a phrase of `question` (PHRASE_KIN), each mapped to the asked term it stands for. */
+export function phraseKinOf(asked: ReadonlySet<string>, question: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { phrase, terms } of PHRASE_KIN) {
+    const term = question.match(phrase) ? terms.find((t) => asked.has(t)) : undefined;
+    if (term) for (const t of terms) if (!asked.has(t) && !out.has(t)) out.set(t, term);
+  }
+  return out;
+}
 
 function kinOfQuestion(wanted: ReadonlySet<string>, question: string): Kin {
   const out = kinOfTerms(wanted);
-  const inForce = question.match(IN_FORCE) ? ['effect', 'forc'].find((t) => wanted.has(t)) : undefined;
-  if (inForce) for (const t of IN_FORCE_TERMS) if (!wanted.has(t) && !out.has(t)) out.set(t, inForce);
+  for (const [kin, term] of phraseKinOf(wanted, question)) if (!out.has(kin)) out.set(kin, term);
   const deed = deedAsked(question);
   const otherSide = deed && wanted.has(deed.term) ? TOLD_FROM_THE_OTHER_SIDE.get(deed.term) : undefined;
   if (otherSide && !wanted.has(otherSide) && !out.has(otherSide)) out.set(otherSide, deed!.term);
