@@ -622,3 +622,15 @@ describe('a question of who brought a legal action', () => {
     }
   });
 });
+
+describe('an overview of an item’s room', () => {
+  it('leads with the item’s own summary, not the central sentences of a passage picked for the question', async () => {
+    // It began `The results were published on Tuesday by the Nordic Battery Test Centre …`.
+    expect((await ask('news_n01', 'What is this about?')).answer).toMatch(
+      /^The Skarvik start-up's VS-2 prismatic cell kept 80% of its capacity after 4,100 cycles at the Nordic Battery Test Centre, putting sodium-ion within reach of entry-level electric cars\. /,
+    );
+    expect((await ask('news_n21', 'What is this about?')).answer).toMatch(
+      /^71% of 302 eligible staff at the Vessbridge game studio voted to join Game Workers Lowmark\. /,
+    );
+  });
+});

@@ -647,8 +647,27 @@ function overview(prompt: GroundedPrompt): string {
   // The room's item by its mark: a page copying its title tied with it, and the first listed won.
   const main =
     prompt.sources.find((s) => s.roomItem) ?? prompt.sources.reduce((best, s) => (shared(s.label) > shared(best.label) ? s : best), prompt.sources[0]);
-  const sentences = centralSentences(main.content, { maxSentences: OVERVIEW_SENTENCES });
+  // An item's own summary leads: its description, else its opening, as the room's context holds
+  // them. The passage the prompt quotes was chosen for the question's few words, and its most
+  // central sentences began "What is this about?" with `The results were published on Tuesday by …`.
+  const lead = main.roomItem ? leadSentences(about.join('\n')) : [];
+  const said = lead.map(quotedWords);
+  const central = centralSentences(main.content, { maxSentences: OVERVIEW_SENTENCES }).filter((sentence) => {
+    const heard = quotedWords(sentence);
+    return !said.some((earlier) => repeats(earlier, heard) || repeats(heard, earlier));
+  });
+  const sentences = [...lead, ...central].slice(0, OVERVIEW_SENTENCES);
   return sentences.length ? `${sentences.map(quoted).join(' ')} [${main.n}]` : NOT_COVERED;
+}
+
+/** Sentences of an item's summary an overview leads with, at most. */
+const LEAD_SENTENCES = 2;
+
+/** The first whole sentences of `text` (the room context after its title): not one it ends cut in. */
+function leadSentences(text: string): string[] {
+  const sentences = splitSentences(text.trim()).map((s) => s.text.trim());
+  const whole = sentences.filter((sentence, i) => i < sentences.length - 1 || /[.!?]["'”’)]*$/.test(sentence));
+  return whole.slice(0, LEAD_SENTENCES);
 }
 
 /** Entries of a topic's list an overview names, at most. */
