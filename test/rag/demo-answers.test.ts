@@ -634,3 +634,11 @@ describe('an overview of an item’s room', () => {
     );
   });
 });
+
+describe('a question naming a title by its abbreviation', () => {
+  it('is answered by the sentence writing the title out', async () => {
+    // `said Ingrid Aasvold, Veldra's chief executive` holds no "CEO": "not covered".
+    expect((await ask('news_n01', 'Who is the CEO of Veldra?')).answer).toMatch(/^[^[]*said Ingrid Aasvold, Veldra's chief executive/);
+    expect((await ask('news_n03', "Who is Tessera's CEO?")).answer).toMatch(/^Tessera Data's chief executive, Rafael Quintero-Bly, said/);
+  });
+});

@@ -18,6 +18,13 @@ const KIN_GROUPS = [
 ].map((group) => group.map(stem));
 
 /**
+ * A title's abbreviation and the words news text writes it in: "who is the CEO?" is told
+ * `Ingrid Aasvold, Veldra's chief executive`. The abbreviation stands for the title's last word,
+ * one way only: a question asking "executive" asks no CEO.
+ */
+const WRITTEN_OUT = new Map([[stem('ceo'), stem('executive')]]);
+
+/**
  * Deeds news text tells from the other side of the deal: "who invested in Veldra?" is answered by
  * `The company raised €310 million in a Series C round …, led by Fjordline Capital`, which holds
  * neither "invested" nor "Veldra", and was "not covered". Read only for a "who" question asking
@@ -64,6 +71,8 @@ export function kinOf(asked: Iterable<string>, question?: string): Kin {
 function kinOfTerms(wanted: ReadonlySet<string>): Map<string, string | string[]> {
   const out = new Map<string, string | string[]>();
   for (const term of wanted) {
+    const written = WRITTEN_OUT.get(term);
+    if (written && !wanted.has(written) && !out.has(written)) out.set(written, term);
     for (const group of KIN_GROUPS) {
       if (!group.includes(term)) continue;
       for (const kin of group) if (!wanted.has(kin) && !out.has(kin)) out.set(kin, term);
