@@ -350,6 +350,20 @@ describe('the stemmer', () => {
     expect(stem('size')).toBe('size');
   });
 
+  it('gives a verb in -ise and its noun in -ism or -is one stem, and leaves short words in -is whole', () => {
+    const pairs = [
+      ['criticise', 'criticism'],
+      ['criticised', 'critics'],
+      ['criticize', 'criticism'],
+      ['analysis', 'analyse'],
+      ['emphasis', 'emphasised'],
+      ['synthesis', 'synthesize'],
+      ['privatisation', 'privatise'],
+    ];
+    expect(pairs.filter(([a, b]) => stem(a) !== stem(b)).map(([a, b]) => `${a} (${stem(a)}) ≠ ${b} (${stem(b)})`)).toEqual([]);
+    for (const word of ['crisis', 'basis', 'tennis', 'thesis']) expect(stem(word)).toBe(word);
+  });
+
   it('gives every -es plural of the corpora after sh, ch, s or z the stem of its base there (x apart, docs/benchmarks.md)', () => {
     const vocab = corpusWords();
     // A base that ends in e itself (`cases`, `aches`) is the -s plural's, which the table checks.

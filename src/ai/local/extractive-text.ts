@@ -227,8 +227,11 @@ const EE_VERBS = new Set(['agree', 'disagree', 'free', 'decree', 'guarantee', 'r
 
 /**
  * Derivational endings, longest first. They are only ever stripped, never rewritten, so a term
- * stays a prefix of every word it stands for (termSpellings relies on that): `organization` and
- * `organize` both become `organiz`, `connection` and `connected` `connect`.
+ * stays a prefix of every word it stands for (termSpellings relies on that): `organisation` and
+ * `organise` both become `organ`, `connection` and `connected` `connect`. A verb's -ise has lost
+ * its e before these are read, so `-is` and `-iz` take it (`criticise` is `critic`, as `criticism`
+ * is, where "what do critics say?" missed `criticised`), and a noun's -is with it (`analysis`,
+ * `analyse`); a stem is left five letters or more, so `crisis`, `basis` and `tennis` stay whole.
  */
 const DERIVATIONS = [
   'ization',
@@ -256,6 +259,8 @@ const DERIVATIONS = [
   'ous',
   'ion',
   'al',
+  'is',
+  'iz',
 ];
 const MIN_DERIVED_STEM = 5;
 

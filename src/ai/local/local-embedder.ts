@@ -32,9 +32,11 @@ export const MAX_LOCAL_DIMENSIONS = 4096;
  * their final e in every form (`plane` is no longer `plan`, `united` no longer `unit`, `quite` no
  * longer `quit`). v10: `lay` is the verb lay's, no longer `lie`, and `laid` is `lay`. v11:
  * American spellings are the British ones (`license` is `licence`, `organize` `organise`,
- * `color` `colour`), and `programme` is `program`.
+ * `color` `colour`), and `programme` is `program`. v12: a verb's -ise and a noun's -is lose their
+ * ending as -ism does (`criticise` is `critic`, as `criticism` is; `analysis` is `analys`, as
+ * `analyse` is; `organise` is `organ`).
  */
-export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v11';
+export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v12';
 const LOCAL_MODEL_VERSION = /^salon-local-hash-v(\d+)$/;
 
 /**
