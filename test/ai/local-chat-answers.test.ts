@@ -196,3 +196,25 @@ describe.each(models)('a question with courtesies around it (%s)', (_name, model
     }
   });
 });
+
+describe('a document’s heading', () => {
+  const model = new LocalChatModel();
+  const post: GroundedSource = {
+    n: 1,
+    label: 'Why stellarators are back',
+    content:
+      'Its predecessors lost years to coils that were slightly wrong. Why 26 minutes matters\n\nA power plant has to run for months, and 26 minutes of steady heat shows the divertor can. ' +
+      'That is a measurement no short shot can give you.',
+  };
+
+  it('is not quoted as an answer, though it holds the question’s words', async () => {
+    const answer = await model.answer(ask('Why do 26 minutes matter?', [post]));
+    expect(answer).not.toMatch(/Why 26 minutes matters/);
+    expect(answer).toMatch(/^A power plant has to run for months/);
+  });
+
+  it('is told from a short sentence that ends with a stop or does not end its line', async () => {
+    const short: GroundedSource = { n: 1, label: 'Minutes', content: 'Why 26 minutes matters. A power plant runs for months.' };
+    expect(await model.answer(ask('Why do 26 minutes matter?', [short]))).toMatch(/^Why 26 minutes matters\./);
+  });
+});

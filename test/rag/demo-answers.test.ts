@@ -642,3 +642,12 @@ describe('a question naming a title by its abbreviation', () => {
     expect((await ask('news_n03', "Who is Tessera's CEO?")).answer).toMatch(/^Tessera Data's chief executive, Rafael Quintero-Bly, said/);
   });
 });
+
+describe('a question whose words a post’s heading holds', () => {
+  it('is not answered with the heading', async () => {
+    // `## Why 26 minutes matters`, squashed into the passage as a sentence ending its line, led.
+    const answer = (await ask('video_v03', 'Why does 26 minutes matter?')).answer;
+    expect(answer).not.toMatch(/Why 26 minutes matters/);
+    expect((await ask('topic_business', 'What happened to Tollgate?')).answer).not.toMatch(/What Tollgate customers should have asked/);
+  });
+});

@@ -231,7 +231,8 @@ export class LocalChatModel implements ChatModel {
               !asksInDocument(prompt.sources, s) &&
               !ONLY_ASKS.test(spokenText(s.text)) &&
               !instructsTheReader(spokenText(s.text).replace(EXCHANGE_MARK, '')) &&
-              !(when && !chaptersAsked && CHAPTER_LINE.test(s.text)),
+              !(when && !chaptersAsked && CHAPTER_LINE.test(s.text)) &&
+              !isHeading(prompt.sources, s),
           ),
           relevant,
         ),
@@ -619,6 +620,26 @@ const ASKS_WHERE_IN_VIDEO = /\b(?:video|clip|minute|chapter|timestamp)\b/i;
 
 /** A sentence of prose ends with a full stop or an exclamation mark: a list's entries and headings (`Chapters`) end with none. */
 const PROSE_END = /[.!]["'\u201d\u2019)\]]*$/;
+
+/** Words of a heading, at most: a longer line without a stop is a list's entry or a caption. */
+const HEADING_MAX_WORDS = 8;
+
+/**
+ * Whether `s` is a heading of a document: a short sentence with no stop that ends its line (`Why
+ * 26 minutes matters`, `What Tollgate customers should have asked`). Holding the question's words and
+ * telling nothing, headings led answers to "why does 26 minutes matter?" and "what happened to
+ * Tollgate?". A chapter line is no heading (it says where in the video), nor a question (ASKS).
+ */
+function isHeading(sources: GroundedSource[], s: { n: number; text: string }): boolean {
+  if (PROSE_END.test(s.text) || /[?:]$/.test(s.text) || CHAPTER_LINE.test(s.text) || s.text.split(/\s+/).length > HEADING_MAX_WORDS) return false;
+  const source = sources.find((src) => src.n === s.n);
+  if (!source || (source.section ?? 'document') !== 'document') return false;
+  // A line break follows it: passages are squashed with the paragraph before a heading run into it
+  // (`… slightly wrong. Why 26 minutes matters` and a blank line), so it need not start one.
+  const at = source.content.indexOf(s.text);
+  const end = at + s.text.length;
+  return at >= 0 && source.content[end] === '\n';
+}
 
 /** Whether source `n` is a document (not the discussion nor a remembered exchange). */
 function isDocument(sources: GroundedSource[], n: number): boolean {
