@@ -218,3 +218,27 @@ describe('a document’s heading', () => {
     expect(await model.answer(ask('Why do 26 minutes matter?', [short]))).toMatch(/^Why 26 minutes matters\./);
   });
 });
+
+describe('an answer begun from what people said', () => {
+  const model = new LocalChatModel();
+  const game: GroundedSource = {
+    n: 1,
+    label: 'Studio workers vote to unionise',
+    content: 'For about five months before the game shipped, most of the development team worked more than 60 hours a week.',
+  };
+  const chat: GroundedSource = {
+    n: 2,
+    label: 'From this discussion — Jonas, 4 Dec 2026',
+    content:
+      'Jonas (4 Dec 2026, 23:10): I used to work on container ships, methanol is tricky to store\nJonas (4 Dec 2026, 23:11): My brother is a chief engineer',
+    section: 'recent',
+  };
+
+  it('goes on from the discussion, not from another article sharing its words, and ends each quote with a stop', async () => {
+    // It went on `For about five months before Ember Tide shipped …` with no stop between, and,
+    // read back from the chat without its [n], the two quotes were one.
+    expect(await model.answer(ask('Who worked on container ships?', [game, chat]))).toBe(
+      'Jonas: I used to work on container ships, methanol is tricky to store. [2]',
+    );
+  });
+});

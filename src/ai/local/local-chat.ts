@@ -260,8 +260,11 @@ export class LocalChatModel implements ChatModel {
       if (s === top || chosen.includes(s)) continue;
       // The sentence naming whom a pronoun stands for is read with the answer, not in its place.
       if (chosen.length >= this.maxSentences + (antecedent ? 1 : 0) || s.score < FOLLOW_RATIO * top.score) break;
-      // An answer begun from the room's own item goes on from it, not from another article's words.
+      // An answer begun from the room's own item goes on from it, not from another article's words;
+      // one begun from what people said, not from another article's (`most of the development team
+      // worked more than 60 hours`, shipped, after `Jonas: I used to work on container ships`).
       if (top.n === primary && s.n !== primary) continue;
+      if (!isDocument(prompt.sources, top.n) && isDocument(prompt.sources, s.n) && s.n !== primary) continue;
       if (named && !named.has(s.n) && !sharesMoreThanAWord(prompt.question, s.text)) continue;
       if (!namesWhatIsAsked(s.text)) continue;
       // "Who voted against …?" is not answered with who voted in favour.
@@ -311,7 +314,7 @@ export class LocalChatModel implements ChatModel {
     const tied = (s: ScoredSentence) =>
       s === top || (s.n === top.n && Math.abs(s.index - top.index) === 1) || (topHeld.size > 0 && [...topHeld].every((t) => held(s.text).has(t)));
     if (when && !chosen.some((s) => tied(s) && tells(s))) return NOT_COVERED;
-    return chosen.map((s) => `${quoted(quotedAs(prompt.sources, s, dated))} [${s.n}]`).join(' ');
+    return chosen.map((s) => `${endedSentence(quoted(quotedAs(prompt.sources, s, dated)))} [${s.n}]`).join(' ');
   }
 
   /**
@@ -871,6 +874,15 @@ function discussionOverview(sources: GroundedPrompt['sources']): string {
  */
 function quoted(sentence: string): string {
   return markdownLiteral(withoutLiteralEscapes(sentence));
+}
+
+/**
+ * A quoted sentence with a full stop when it ends without any (a line of chat, a list's entry): the
+ * answer is read back from the chat without its `[n]`, and `… methanol is tricky to store For
+ * about five months …` ran two quotes into one. A stop inside closing quotes or brackets counts.
+ */
+function endedSentence(sentence: string): string {
+  return /[.!?…]["'\u201d\u2019)\]]*$/.test(sentence) ? sentence : `${sentence}.`;
 }
 
 /** The line with a full stop when it ends without one, so quoted lines read as sentences. */
