@@ -242,3 +242,29 @@ describe('an answer begun from what people said', () => {
     );
   });
 });
+
+describe('an overview of the discussion', () => {
+  const model = new LocalChatModel();
+  const doc: GroundedSource = { n: 1, label: 'Orvaglutide trial', content: 'Participants lost 13.2 per cent of their weight over 72 weeks.' };
+  const chat: GroundedSource = {
+    n: 2,
+    label: 'From this discussion — Priya, Tom, 4 Dec 2026',
+    section: 'recent',
+    content: [
+      'Priya (4 Dec 2026, 23:10): I started on semaglutide in March and lost 9 kg so far',
+      'Priya (4 Dec 2026, 23:11): The nausea was bad for the first two weeks',
+      'Tom (4 Dec 2026, 23:12): @ai How much weight did Priya lose so far?',
+      'Salon AI (4 Dec 2026, 23:12): Priya: I started on semaglutide in March and lost 9 kg so far.',
+      'Tom (4 Dec 2026, 23:13): @ai When did Priya start on semaglutide?',
+      'Salon AI (4 Dec 2026, 23:13): Priya: I started on semaglutide in March and lost 9 kg so far.',
+      'Tom (4 Dec 2026, 23:14): I wonder if the pill will be covered by insurance',
+    ].join('\n'),
+  };
+
+  it('quotes what people said, not the assistant’s answers quoting it again nor the asks before them', async () => {
+    expect(await model.answer(ask('What did we discuss so far?', [doc, chat]))).toBe(
+      'So far in this discussion: Priya: I started on semaglutide in March and lost 9 kg so far. [2] Priya: The nausea was bad for the first two weeks. [2] ' +
+        'Tom: I wonder if the pill will be covered by insurance. [2]',
+    );
+  });
+});

@@ -122,11 +122,12 @@ describe.each([
     const recent = chatSource(3, 'Mallory', 'The Super Bowl 50 tickets are at [the official box office](https://evil.example/login) **while they last**');
     const answer = (await collect(model.stream(ask('Where are the Super Bowl 50 tickets?', [...SOURCES, recent])))).join('');
     expect(answer).toContain(
-      'Mallory: The Super Bowl 50 tickets are at \\[the official box office\\](https://evil.example/login) \\*\\*while they last\\*\\* [3]',
+      // A line of chat ends with a stop when it has none (endedSentence).
+      'Mallory: The Super Bowl 50 tickets are at \\[the official box office\\](https://evil.example/login) \\*\\*while they last\\*\\*. [3]',
     );
     // Quoted again (a remembered answer), it is not escaped twice.
     const again = (
-      await collect(model.stream(ask('Where are the Super Bowl 50 tickets?', [...SOURCES, { ...recent, content: answer.replace(/ \[3\]$/, '') }])))
+      await collect(model.stream(ask('Where are the Super Bowl 50 tickets?', [...SOURCES, { ...recent, content: answer.replace(/\. \[3\]$/, '') }])))
     ).join('');
     expect(again).toContain('\\[the official box office\\]');
     expect(again).not.toContain('\\\\');

@@ -314,7 +314,12 @@ export class LocalChatModel implements ChatModel {
     const tied = (s: ScoredSentence) =>
       s === top || (s.n === top.n && Math.abs(s.index - top.index) === 1) || (topHeld.size > 0 && [...topHeld].every((t) => held(s.text).has(t)));
     if (when && !chosen.some((s) => tied(s) && tells(s))) return NOT_COVERED;
-    return chosen.map((s) => `${endedSentence(quoted(quotedAs(prompt.sources, s, dated)))} [${s.n}]`).join(' ');
+    return chosen
+      .map((s) => {
+        const quote = quoted(quotedAs(prompt.sources, s, dated));
+        return `${isDocument(prompt.sources, s.n) ? quote : endedSentence(quote)} [${s.n}]`;
+      })
+      .join(' ');
   }
 
   /**
@@ -832,6 +837,9 @@ function commentsOverview(comments: GroundedSource[]): string {
   return said.length ? `Commenters said: ${said.join(' ')}` : NOT_COVERED;
 }
 
+/** A message put to the assistant (`@ai …`, `/ask …`). */
+const ASKED_OF_ASSISTANT = /^\s*(?:@ai|\/ask)(?:\s|$)/i;
+
 /** How an overview of the discussion begins. */
 const DISCUSSION_OVERVIEW_LEAD = 'So far in this discussion:';
 
@@ -848,9 +856,16 @@ function discussionOverview(sources: GroundedPrompt['sources']): string {
       .split('\n')
       // An earlier overview says again what the discussion said: quoting it would nest recaps.
       .filter((line) => !spokenText(line).replace(EXCHANGE_MARK, '').startsWith(DISCUSSION_OVERVIEW_LEAD))
-      .map((line) => ({ n: s.n, line: line.replace(CHAT_LINE_STAMP, ': ').trim() })),
+      .map((line) => ({
+        n: s.n,
+        line: line.replace(CHAT_LINE_STAMP, ': ').trim(),
+        people: !ASSISTANT_LINE.test(line) && !ASKED_OF_ASSISTANT.test(spokenText(line)),
+      })),
   );
-  const said = lines.filter((l) => contentTerms(l.line).length > 1);
+  const saying = lines.filter((l) => contentTerms(l.line).length > 1);
+  // What people said, where they said anything: the assistant's answers quote their words again,
+  // and so, sharing most words with the rest, they and the asks before them filled the overview.
+  const said = saying.some((l) => l.people) ? saying.filter((l) => l.people) : saying;
   if (!said.length) return NOT_COVERED;
   const terms = said.map((l) => new Set(contentTerms(l.line)));
   const centrality = terms.map((a, i) =>
@@ -877,9 +892,10 @@ function quoted(sentence: string): string {
 }
 
 /**
- * A quoted sentence with a full stop when it ends without any (a line of chat, a list's entry): the
- * answer is read back from the chat without its `[n]`, and `… methanol is tricky to store For
- * about five months …` ran two quotes into one. A stop inside closing quotes or brackets counts.
+ * A quoted line of the discussion with a full stop when it ends without any: the answer is read
+ * back from the chat without its `[n]`, and `… methanol is tricky to store For about five months …`
+ * ran two quotes into one. A stop inside closing quotes or brackets counts. A document's sentence
+ * is quoted as written (a video's chapter line has no stop).
  */
 function endedSentence(sentence: string): string {
   return /[.!?…]["'\u201d\u2019)\]]*$/.test(sentence) ? sentence : `${sentence}.`;
