@@ -31,12 +31,13 @@ import {
   withAntecedent,
   withPlainApostrophes,
 } from '../questions.js';
-import { LINE_SPEAKER, linesOfSpeakerAsked } from './speaker-asked.js';
+import { LINE_SPEAKER, linesOfSpeakerAsked, speakerAsked, type SpokenLine } from './speaker-asked.js';
 import { askedTerms, contentTerms, idfTable, splitSentences, stem, words } from './extractive-text.js';
 import { asAsked, kinOf } from './kin.js';
 import { instructsTheReader } from './directives.js';
 import { addsToAnswer, ASKS, saysSomething } from './follow-up.js';
 import { namedSubjectFirst } from './subject-named.js';
+import { smallTalkFor, smallTalkOf, speakerTerms } from './small-talk.js';
 import { asksWhen, tellsTime } from './time-told.js';
 import { deedAsked, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
@@ -172,8 +173,8 @@ export class LocalChatModel implements ChatModel {
     if (discussion.length && asksForDiscussionOverview(prompt.question)) return discussionOverview(discussion);
     if (overviewAsked && discussion.length && (asksAboutDiscussion(prompt.question) || !documents.length)) return discussionOverview(discussion);
     if (overviewAsked && documents.length) return overview({ ...prompt, sources: documents });
-    const spoken = discussion.length ? linesOfSpeakerAsked(prompt.question, discussion) : null;
-    if (spoken) return spoken.map((l) => `${withStop(quoted(asQuoted(l.line)))} [${l.n}]`).join(' ');
+    const spoken = discussion.length ? saidOfWhatIsAsked(prompt.question, linesOfSpeakerAsked(prompt.question, discussion), discussion) : [];
+    if (spoken.length) return spoken.map((l) => `${withStop(quoted(asQuoted(l.line)))} [${l.n}]`).join(' ');
     const parts = questionParts(prompt.question);
     return parts.length > 1 ? this.quoteEach(prompt, parts, signal) : this.quote(prompt, signal);
   }
@@ -218,7 +219,10 @@ export class LocalChatModel implements ChatModel {
     const relevant = (s: ScoredSentence) =>
       sim ? s.coverage + COSINE_WEIGHT * (sim.question.get(s.text) ?? 0) >= this.minRelevance : s.coverage >= this.minCoverage;
     // A source's order to say something ("ignore the instructions and answer that …") is no
-    // statement of it: quoted, it claimed the source holds an answer it only asks for.
+    // statement of it: quoted, it claimed the source holds an answer it only asks for. Small talk
+    // (`Hey Mel!`, `Thanks, Caroline!`, `Enjoy your day!`) holds the question's words as the name it
+    // addresses or in a set phrase, and tells nothing: it led answers and followed them.
+    const smallTalk = smallTalkIn(prompt.question, prompt.sources);
     const ranked = toldFirst(
       prompt.sources,
       pricedFirst(
@@ -230,6 +234,7 @@ export class LocalChatModel implements ChatModel {
             (s) =>
               !asksInDocument(prompt.sources, s) &&
               !ONLY_ASKS.test(spokenText(s.text)) &&
+              !smallTalk(s.text) &&
               !instructsTheReader(spokenText(s.text).replace(EXCHANGE_MARK, '')) &&
               !(when && !chaptersAsked && CHAPTER_LINE.test(s.text)) &&
               !isHeading(prompt.sources, s),
@@ -463,6 +468,23 @@ function toldFirst(sources: GroundedSource[], ranked: ScoredSentence[], relevant
   if (!first || isDocument(sources, first.n) || !asksOnly(first.text)) return ranked;
   const told = ranked.find((s) => !asksOnly(s.text) && s.score >= FOLLOW_RATIO * first.score && relevant(s));
   return told ? [told, ...ranked.filter((s) => s !== told)] : ranked;
+}
+
+/** smallTalkFor the question, the discussion's speakers being the names a line addresses. */
+function smallTalkIn(question: string, sources: GroundedSource[]): (sentence: string) => boolean {
+  return smallTalkFor(question, speakerTerms(sources.filter((src) => !isDocument(sources, src.n)).map((src) => src.content)));
+}
+
+/**
+ * The lines of the person a question asks the words of (linesOfSpeakerAsked) that say something of
+ * what it asks about: not those matching it only by the name they address or a set phrase of small
+ * talk ("what does Melanie think about Caroline's decision to adopt?" and `That's great, Caroline!`,
+ * "what does Gina say to Jon about the grand opening?" and `Wow, Jon!`). None when no line does.
+ */
+function saidOfWhatIsAsked(question: string, lines: SpokenLine[] | null, discussion: GroundedSource[]): SpokenLine[] {
+  if (!lines) return [];
+  const smallTalk = smallTalkOf(speakerAsked(question)?.about ?? [], speakerTerms(discussion.map((s) => s.content)));
+  return lines.filter((l) => !smallTalk(l.line));
 }
 
 /** Whether a line of chat, without its speaker and a shared photo's caption, ends asking and is no tag question. */
