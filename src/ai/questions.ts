@@ -407,10 +407,16 @@ function subjectOf(question: string): string[] {
   return words;
 }
 
-/** Capitalised words after the first: the names a question mentions. */
+/**
+ * Capitalised words after the first: the names a question mentions. Not `I` nor its contractions
+ * (`I'm`, `I've`): "should I buy one?" names no one, and `I'm` read as a name whose term is `m`.
+ */
 export function namesIn(question: string): string[] {
-  return (question.match(/\p{L}[\p{L}\p{N}'-]*/gu) ?? []).slice(1).filter((w) => /^\p{Lu}/u.test(w));
+  return (question.match(/\p{L}[\p{L}\p{N}'-]*/gu) ?? []).slice(1).filter((w) => /^\p{Lu}/u.test(w) && !SPEAKER_I.test(w));
 }
+
+/** "I", "I'm", "I've": capitalised, and no name. */
+const SPEAKER_I = /^I(?:['’]\p{L}+)?$/u;
 
 /** Question words that begin a second question joined to a first ("…, and what …", "…; why …"). */
 const SECOND_QUESTION = /[,;]? and (?=(?:what|who|whom|whose|which|when|where|why|how)\b)|; (?=(?:what|who|whom|whose|which|when|where|why|how)\b)|\? (?=\S)/gi;

@@ -254,11 +254,8 @@ export class RagPipeline {
  * laptop's with the container ships' fuel deal (`to buy 400,000 tonnes a year`).
  */
 function pointsAtTheItem(asked: string, searched: string): boolean {
-  return searched === asked && leansBack(asked) && namesIn(asked).every((w) => SPEAKER_I.test(w));
+  return searched === asked && leansBack(asked) && !namesIn(asked).length;
 }
-
-/** "I", "I'm", "I've": capitalised, and no name. */
-const SPEAKER_I = /^I(?:['’]\p{L}+)?$/u;
 
 /** The room's item's candidates, or all of them when search found none of the item's. */
 function ofTheItem(candidates: Candidate[], itemId: string): Candidate[] {
