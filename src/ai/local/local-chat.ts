@@ -314,10 +314,14 @@ export class LocalChatModel implements ChatModel {
     // follow-up about another thing ("When did the tram open?" and a budget line's `approved on 3 March`).
     const askedTerm = new Set(askedTerms(prompt.question));
     const kin = kinOf(askedTerm, prompt.question);
-    const held = (text: string) => new Set(asAsked(contentTerms(spokenWords(text)), kin).filter((t) => askedTerm.has(t)));
-    const topHeld = held(top.text);
+    // Who says a line counts as a term of it: "When is Jon's group performing at a festival?" is not
+    // answered by Gina's `My sister's band is performing at a festival in Oslo in 2024` after Jon's
+    // `… performing at the festival!`, a repeat of its words by someone else about another band.
+    const held = (s: ScoredSentence) =>
+      new Set(asAsked(contentTerms(`${spokenWords(s.text)} ${speakerOf(prompt.sources, s)}`), kin).filter((t) => askedTerm.has(t)));
+    const topHeld = held(top);
     const tied = (s: ScoredSentence) =>
-      s === top || (s.n === top.n && Math.abs(s.index - top.index) === 1) || (topHeld.size > 0 && [...topHeld].every((t) => held(s.text).has(t)));
+      s === top || (s.n === top.n && Math.abs(s.index - top.index) === 1) || (topHeld.size > 0 && [...topHeld].every((t) => held(s).has(t)));
     if (when && !chosen.some((s) => tied(s) && tells(s))) return NOT_COVERED;
     return chosen
       .map((s) => {
@@ -813,6 +817,12 @@ function lineOf(sources: GroundedSource[], s: { n: number; index: number; text: 
   if (!source || start === undefined) return null;
   const line = source.content.slice(source.content.lastIndexOf('\n', start - 1) + 1, start);
   return { line, said: stampedAt(line.trim() ? line : s.text) };
+}
+
+/** Who said a discussion sentence's line (empty for a document's or an unstamped line's). */
+function speakerOf(sources: GroundedSource[], s: { n: number; index: number; text: string }): string {
+  const at = lineOf(sources, s);
+  return at ? (LINE_SPEAKER.exec(at.line.trim() ? at.line : s.text)?.[1] ?? '') : '';
 }
 
 /** When a discussion sentence's line was said; null for a document's or an unstamped line's. */
