@@ -287,6 +287,11 @@ export const SETTINGS = {
     12,
     "questions to the assistant a minute per client address (IPv6: per /64); twice a member's, for people sharing one address",
   ),
+  ASK_WAITING_PER_ROOM: setting(
+    integer(0, 10_000),
+    4,
+    'questions that may wait for the assistant in one room while it answers another (half of them, rounded up, per member or address); 0: no line, a question is answered at once or refused busy',
+  ),
   EMBED_CACHE_MAX_ENTRIES: setting(
     integer(0, 100_000_000),
     50_000,

@@ -252,6 +252,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
       userLimit: { limit: config.ASK_LIMIT_USER, windowMs: 60_000 },
       roomLimit: { limit: config.ASK_LIMIT_ROOM, windowMs: 60_000 },
       addressLimit: { limit: config.ASK_LIMIT_IP, windowMs: 60_000 },
+      maxWaitingPerRoom: config.ASK_WAITING_PER_ROOM,
     });
   const topics = new TopicSummaries({ store, chat: ai.chat, intervalMs: config.TOPIC_SUMMARY_INTERVAL_MS, log });
 

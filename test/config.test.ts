@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, SETTINGS, defaultSearchWorkers, describeSettings, loadConfig, redactConfig } from '../src/config.js';
 import { salon, tempDir } from './helpers.js';
+import { DEFAULT_MAX_WAITING_PER_ROOM } from '../src/rag/assistant.js';
 
 /** What loadConfig throws for `env` (undefined when it does not throw). */
 function configErrorOf(env: Record<string, string | undefined>): unknown {
@@ -133,6 +134,13 @@ describe('config', () => {
   it('refuses a BODY_MAX_CHARS past 4 million, where the text readers would throw on a body of astral letters', () => {
     expect(loadConfig({ BODY_MAX_CHARS: '4000000' }).BODY_MAX_CHARS).toBe(4_000_000);
     expect(() => loadConfig({ BODY_MAX_CHARS: '6000000' })).toThrow(/^BODY_MAX_CHARS: /);
+  });
+
+  it('takes the places one room’s line holds from ASK_WAITING_PER_ROOM (0: no line), naming it when wrong', () => {
+    expect(loadConfig({}).ASK_WAITING_PER_ROOM).toBe(DEFAULT_MAX_WAITING_PER_ROOM);
+    expect(loadConfig({ ASK_WAITING_PER_ROOM: '0' }).ASK_WAITING_PER_ROOM).toBe(0);
+    expect(loadConfig({ ASK_WAITING_PER_ROOM: '10' }).ASK_WAITING_PER_ROOM).toBe(10);
+    for (const wrong of ['-1', '2.5', 'four', '10001']) expect(() => loadConfig({ ASK_WAITING_PER_ROOM: wrong }), wrong).toThrow(/^ASK_WAITING_PER_ROOM: /);
   });
 
   it('rejects an overlap as large as the chunk', () => {
