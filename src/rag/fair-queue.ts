@@ -8,7 +8,10 @@
  * A place can be held before its job exists (`hold`): an ask is admitted, its question posted (a
  * store write), then queued. A held place counts as a waiting job until `push` takes it or
  * `release` gives it back, so asks arriving in that gap cannot fill the line and leave a posted
- * question refused.
+ * question refused. A place held for a room whose job would start at once keeps that start (an
+ * answer slot and the room) until its job is pushed or the place released: jobs pushed meanwhile
+ * wait behind it, and in a room without a line (the assistant's maxWaitingPerRoom 0) an admitted
+ * ask is never left waiting for a slot another room's ask took while it was being posted.
  */
 import { errors } from '../errors.js';
 import { wholeNumber } from '../options.js';
@@ -45,6 +48,9 @@ export class FairQueue {
   private readonly held = new Map<string, number>();
   private heldTotal = 0;
   private readonly holds = new WeakSet<QueueHold>();
+  /** Held places that keep their room's start, and those rooms (one each: a kept start is not waited behind). */
+  private readonly startHolds = new WeakSet<QueueHold>();
+  private readonly startRooms = new Set<string>();
 
   constructor(options: FairQueueOptions = {}) {
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -84,8 +90,13 @@ export class FairQueue {
   /** Holds a place for a job of `roomId` to be pushed later; ERR_ASSISTANT_BUSY when `push` would refuse it now. */
   hold(roomId: string): QueueHold {
     if (!this.accepts(roomId)) throw new errors.ERR_ASSISTANT_BUSY();
+    const startsNow = this.startsNow(roomId);
     const hold: QueueHold = { roomId };
     this.holds.add(hold);
+    if (startsNow) {
+      this.startHolds.add(hold);
+      this.startRooms.add(roomId);
+    }
     this.held.set(roomId, (this.held.get(roomId) ?? 0) + 1);
     this.heldTotal++;
     return hold;
@@ -93,23 +104,32 @@ export class FairQueue {
 
   /** Gives a held place back (no job will come for it); a place pushed or released already is ignored. */
   release(hold: QueueHold): void {
-    if (!this.holds.delete(hold)) return;
+    // A start it kept goes to the jobs waiting.
+    if (this.giveBack(hold)) this.pump();
+  }
+
+  /** Gives a held place back, without passing on a start it kept; whether it kept one. */
+  private giveBack(hold: QueueHold): boolean {
+    if (!this.holds.delete(hold)) return false;
     const n = this.held.get(hold.roomId)! - 1;
     if (n > 0) this.held.set(hold.roomId, n);
     else this.held.delete(hold.roomId);
     this.heldTotal--;
+    if (!this.startHolds.delete(hold)) return false;
+    this.startRooms.delete(hold.roomId);
+    return true;
   }
 
   /**
    * Queues a job. Returns 0 when it starts at once, else its place in line (1 = next).
    * Throws ERR_ASSISTANT_BUSY when the line is full, unless `hold` held a place for it (the line
-   * may then run over its size: a place held for a room that could start at once is not refused
-   * by a full line, and its job may have to wait by the time it comes).
+   * may then run over its size); a job whose held place kept a start starts at once.
    */
   push(job: QueueJob, hold?: QueueHold): number {
     if (this.closed) throw new errors.ERR_ASSISTANT_BUSY();
     const held = hold !== undefined && hold.roomId === job.roomId && this.holds.has(hold);
-    if (held) this.release(hold);
+    // Not `release`: a start the place kept is this job's, not the line's.
+    if (held) this.giveBack(hold);
     if (this.canStart(job.roomId)) {
       this.start(job);
       return 0;
@@ -130,7 +150,7 @@ export class FairQueue {
   }
 
   private canStart(roomId: string): boolean {
-    return this.running < this.concurrency && !this.busyRooms.has(roomId);
+    return this.running + this.startRooms.size < this.concurrency && !this.busyRooms.has(roomId) && !this.startRooms.has(roomId);
   }
 
   private start(job: QueueJob): void {
@@ -148,9 +168,9 @@ export class FairQueue {
 
   private pump(): void {
     if (this.closed) return;
-    for (let i = 0; i < this.waiting.length && this.running < this.concurrency;) {
+    for (let i = 0; i < this.waiting.length && this.running + this.startRooms.size < this.concurrency;) {
       const job = this.waiting[i];
-      if (this.busyRooms.has(job.roomId)) {
+      if (!this.canStart(job.roomId)) {
         i++;
         continue;
       }

@@ -278,6 +278,23 @@ describe('fairness', () => {
     await expect(a.ask(next).done).resolves.toMatchObject({ abstained: expect.any(Boolean) });
   });
 
+  it('starts an admitted ask at once with no line, though another room asked while it was being posted (maxWaitingPerRoom 0)', async () => {
+    const chat = new GatedChat();
+    const a = make(chat, { maxWaitingPerRoom: 0, queue: { concurrency: 1 } });
+    const ada = await request({ asker: { id: 'u1', name: 'Ada' }, clientId: 'c1' });
+    const admitted = a.admit(ada);
+    // The only answer slot is the admitted ask's: another room's would wait, and nothing may.
+    const elsewhere = await request({ roomId: 'news_2', asker: { id: 'u2', name: 'Bob' }, clientId: 'c2' });
+    for (const refused of [() => a.ask(elsewhere), () => a.admit(elsewhere)]) expect(refused).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+    const first = a.ask(ada, admitted);
+    expect(first.position).toBe(0);
+    chat.open();
+    await first.done;
+    // The queue frees the slot once the answer's promise settled: after the microtasks that follow it.
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(a.ask(elsewhere).done).resolves.toMatchObject({ abstained: expect.any(Boolean) });
+  });
+
   it('lets one client address hold at most half a room’s waiting places, whatever names it asks under', async () => {
     const chat = new GatedChat();
     const a = make(chat, { maxWaitingPerRoom: 4 });

@@ -106,6 +106,27 @@ describe('FairQueue', () => {
     expect(() => p.push(job('r2', log, never), given)).not.toThrow();
   });
 
+  it('keeps the start of a place held for a room that could start at once: no job pushed meanwhile takes it', async () => {
+    const log: string[] = [];
+    const never = new Promise<void>(() => {});
+    const q = new FairQueue({ concurrency: 1, maxWaiting: 4 });
+    const held = q.hold('r1');
+    // The one answer slot is r1's: another room's job waits, and is not told it starts at once.
+    expect(q.startsNow('r2')).toBe(false);
+    expect(q.push(job('r2', log, never))).toBe(1);
+    expect(q.push(job('r1', log, never), held)).toBe(0);
+    expect(log).toEqual(['start r1']);
+
+    // Given back, the start goes to the job waiting for it.
+    const p = new FairQueue({ concurrency: 1, maxWaiting: 4 });
+    const given = p.hold('r1');
+    expect(p.push(job('r2', log, never))).toBe(1);
+    p.release(given);
+    await Promise.resolve();
+    expect(log).toEqual(['start r1', 'start r2']);
+    expect(p.size).toBe(0);
+  });
+
   it('keeps a fair share of the line for rooms that have not asked yet, however one room floods', () => {
     const log: string[] = [];
     const never = new Promise<void>(() => {});
