@@ -268,3 +268,15 @@ describe('an overview of the discussion', () => {
     );
   });
 });
+
+describe('a question in other words than its source’s', () => {
+  const model = new LocalChatModel();
+  it('finds a sentence saying its words’ kin (kids are children, to start is to begin)', async () => {
+    const schools: GroundedSource = {
+      n: 1,
+      label: 'Schools in Port Avelin',
+      content: 'The start of the school year was delayed until October 2024 by a strike. The children began school in September 2025, a year late.',
+    };
+    expect(await model.answer(ask('When did the kids start school?', [schools]))).toMatch(/^The children began school in September 2025, a year late\. \[1\]/);
+  });
+});

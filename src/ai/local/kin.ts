@@ -15,6 +15,12 @@ const KIN_GROUPS = [
   ['film', 'movie', 'melodrama', 'documentary'],
   ['ship', 'vessel'],
   ['cost', 'price'],
+  ['kid', 'child'],
+  ['buy', 'purchase'],
+  ['start', 'begin'],
+  ['big', 'large'],
+  ['doctor', 'physician'],
+  ['lawyer', 'attorney'],
 ].map((group) => group.map(stem));
 
 /**
