@@ -70,6 +70,20 @@ describe('API rate limits', () => {
       expect((await get(url)).json().error.code).toBe('ERR_RATE_LIMITED');
     }
   });
+
+  it('limits the source listings, which read every source from the store, per address', async () => {
+    const a = await app({ API_RATE_LIMIT_PER_MINUTE: '2' });
+    const get = (url: string, remoteAddress: string) => a.inject({ method: 'GET', url, remoteAddress });
+    for (const url of ['/api/v1/sources', '/api/v1/sources/src_nope']) {
+      for (let i = 0; i < 2; i++) expect((await get(url, '198.51.100.11')).statusCode).not.toBe(429);
+      const limited = await get(url, '198.51.100.11');
+      expect(limited.statusCode).toBe(429);
+      expect(limited.json().error.code).toBe('ERR_RATE_LIMITED');
+      expect(limited.headers['retry-after']).toBeDefined();
+      // Another address has a budget of its own.
+      expect((await get(url, '198.51.100.12')).statusCode).not.toBe(429);
+    }
+  });
 });
 
 describe('admin token guesses', () => {

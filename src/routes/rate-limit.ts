@@ -1,6 +1,6 @@
 /**
  * Per-address request limits on the HTTP API (@fastify/rate-limit): the routes that cost work —
- * ask, search, ingest, content, the room listings, metrics and the OpenAPI document — opt in with
+ * ask, search, ingest, content, the room and source listings, metrics and the OpenAPI document — opt in with
  * `config: { rateLimit: API_RATE_LIMIT }`; health checks, pages and static files do not. Addresses are counted by key (IPv6 by /64, src/rooms/address.ts),
  * and behind a proxy by the address TRUST_PROXY lets it report. Past the limit: 429 with
  * ERR_RATE_LIMITED and Retry-After.

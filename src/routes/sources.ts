@@ -89,6 +89,7 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
   app.get(
     '/api/v1/sources',
     {
+      config: { rateLimit: API_RATE_LIMIT },
       schema: {
         summary: 'Every source with its poll state',
         description:
@@ -106,7 +107,10 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
 
   app.get<{ Params: { id: string } }>(
     '/api/v1/sources/:id',
-    { schema: { summary: 'One source with its poll state', tags: ['sources'], params, response: { 200: sourceSchema, 404: errorBodySchema } } },
+    {
+      config: { rateLimit: API_RATE_LIMIT },
+      schema: { summary: 'One source with its poll state', tags: ['sources'], params, response: { 200: sourceSchema, 404: errorBodySchema } },
+    },
     async (request) => {
       const source = await app.salon.sources.get(request.params.id);
       return isAdmin(request) ? source : publicView(source);
