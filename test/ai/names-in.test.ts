@@ -33,3 +33,16 @@ describe.each([
     expect(answer.startsWith("The game was played on February 7, 2016, at Levi's Stadium")).toBe(true);
   });
 });
+
+describe.each([
+  ['without an embedder', undefined],
+  ['with the local embedder', new LocalEmbedder()],
+])('LocalChatModel %s on a "who" answer opening with a pronoun', (_name, embedder) => {
+  it('reads it with the sentence naming someone, not one whose only capital is "I\'m" or "I\'ve"', async () => {
+    for (const aside of ["I'm told the outage shook everyone.", "I've heard the outage shook everyone."]) {
+      const content = `Tom Berg joined the reliability team in May. ${aside} He wrote the post-mortem in one night.`;
+      const answer = await new LocalChatModel(embedder).answer(ask('Who wrote the post-mortem?', [{ n: 1, label: 'Outage', content }]));
+      expect(answer).toBe('Tom Berg joined the reliability team in May. [1] He wrote the post-mortem in one night. [1]');
+    }
+  });
+});

@@ -208,6 +208,9 @@ const NUMBER_WORD = new RegExp(`^(${NUMBER_WORDS})$`, 'i');
 /** A word as written, a possessive's `'s` and a hyphenated name (`Okonkwo-Reyes`) kept with it. */
 const NAME_TOKEN = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
 
+/** "I" and its contractions (`I'm`, `I've`, `I'd`). */
+const SPEAKER_I = /^I(?:['’]\p{L}+)?$/u;
+
 /**
  * Whether `sentence` names someone a "who" question does not name already (`asked`, the question's
  * lower-cased words): a capitalised word, an organisation's as much as a person's (`Nimbic's`,
@@ -220,7 +223,8 @@ const NAME_TOKEN = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
 export function namesSomeone(sentence: string, asked: ReadonlySet<string>, common: (word: string) => boolean): boolean {
   const tokens = sentence.match(NAME_TOKEN) ?? [];
   for (let i = 0; i < tokens.length; i++) {
-    if (!/^\p{Lu}/u.test(tokens[i])) continue;
+    // `I'm`, `I've`: the speaker, named by no name of theirs.
+    if (!/^\p{Lu}/u.test(tokens[i]) || SPEAKER_I.test(tokens[i])) continue;
     const word = tokens[i].toLowerCase().replace(/['’]s$/, '');
     if (asked.has(word) || STOPWORDS.has(word) || TIME_NAMES.has(word) || NUMBER_WORD.test(word) || common(word)) continue;
     if (i > 0 && /^\p{N}/u.test(tokens[i - 1])) continue;
