@@ -240,21 +240,29 @@ export class SalonAssistant implements RoomAssistant {
     // Checked before the room's places: an asker who holds half of them is told it is their doing.
     // An ask that starts at once takes no waiting place: with no line (maxWaitingPerRoom 0, a cap
     // of 0) it is taken, and one that would wait is refused busy, not told of asks it has none of.
-    const startsNow = this.queue.startsNow(request.roomId);
-    const waiting = this.waitingOf(request.roomId, (r) => r.asker.id === request.asker.id, waiterKey(request.roomId, 'asker', request.asker.id));
-    if (waiting > 0 && waiting >= this.maxWaitingPerAsker)
-      throw new errors.ERR_RATE_LIMITED(
-        `you have ${plural(waiting, 'question', 'questions')} waiting for the assistant in this room; ask again once one is answered`,
-      );
+    const { roomId, asker } = request;
+    const startsNow = this.queue.startsNow(roomId);
+    this.refuseOverWaitingCap(
+      this.waitingOf(roomId, (r) => r.asker.id === asker.id, waiterKey(roomId, 'asker', asker.id)),
+      (n) => `you have ${plural(n, 'question', 'questions')}`,
+    );
     // The same cap per address, whatever names it asks under.
     const address = request.address;
-    const fromAddress = address ? this.waitingOf(request.roomId, (r) => r.address === address, waiterKey(request.roomId, 'address', address)) : 0;
-    if (fromAddress > 0 && fromAddress >= this.maxWaitingPerAsker)
-      throw new errors.ERR_RATE_LIMITED(
-        `${plural(fromAddress, 'question', 'questions')} from your address ${fromAddress === 1 ? 'is' : 'are'} waiting for the assistant in this room; ask again once one is answered`,
+    if (address)
+      this.refuseOverWaitingCap(
+        this.waitingOf(roomId, (r) => r.address === address, waiterKey(roomId, 'address', address)),
+        (n) => `${plural(n, 'question', 'questions')} from your address ${n === 1 ? 'is' : 'are'}`,
       );
-    if ((!startsNow && this.queue.waitingIn(request.roomId) >= this.maxWaitingPerRoom) || !this.queue.accepts(request.roomId))
-      throw new errors.ERR_ASSISTANT_BUSY();
+    if ((!startsNow && this.queue.waitingIn(roomId) >= this.maxWaitingPerRoom) || !this.queue.accepts(roomId)) throw new errors.ERR_ASSISTANT_BUSY();
+  }
+
+  /**
+   * Refuses ERR_RATE_LIMITED when one asker or one address has `waiting` asks in the room and may
+   * have no more (askerWaitingCap); `whoseWaiting(n)` begins the refusal ("you have 2 questions").
+   */
+  private refuseOverWaitingCap(waiting: number, whoseWaiting: (n: number) => string): void {
+    if (waiting > 0 && waiting >= this.maxWaitingPerAsker)
+      throw new errors.ERR_RATE_LIMITED(`${whoseWaiting(waiting)} waiting for the assistant in this room; ask again once one is answered`);
   }
 
   /**
