@@ -550,13 +550,11 @@ function namedBefore(prompt: GroundedPrompt, ranked: ScoredSentence[], s: Scored
 const ONES_PRONOUN = /\b(?:he|she|his|her|him)\b/i;
 
 /**
- * A line of chat's words that may name someone: without its speaker, its first word (every line
- * opens with a capital: `Yeah, …`) nor `I` and its contractions (`I'm`).
+ * A line of chat's words that may name someone: without its speaker nor its first word (every line
+ * opens with a capital: `Yeah, …`). `I'm` names no one already (namesSomeone).
  */
 function chatNaming(sentence: string): string {
-  return spokenWords(sentence)
-    .replace(/^\S+\s*/, '')
-    .replace(/(?<![\p{L}\p{N}'’])I(?:['’]\p{L}+)?(?![\p{L}\p{N}'’])/gu, '');
+  return spokenWords(sentence).replace(/^\S+\s*/, '');
 }
 
 /** A sentence without its line's speaker and time nor a remembered exchange's `Q: `/`A: ` mark. */
