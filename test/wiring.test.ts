@@ -84,6 +84,15 @@ describe('plugins', () => {
     }
   });
 
+  it('give the assistant the room line ASK_WAITING_PER_ROOM sets (0: none)', async () => {
+    const t = await testApp({ ASK_WAITING_PER_ROOM: '0' } as never);
+    try {
+      expect((t.app.salon.assistant as unknown as { options: { maxWaitingPerRoom?: number } }).options.maxWaitingPerRoom).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('scan documents and conversation memory on one pool, started by the first vectors either gets', async () => {
     const t = await testApp({ LOCAL_EMBED_DIM: '32' });
     try {
