@@ -8,11 +8,13 @@
  * as its caption), memory indexing is waited for, then every question of categories 1–4 (the
  * answerable ones) is asked through the whole pipeline with the local providers, as a member
  * would after the conversation. Prints
- * `{conversations, questions, evidence_recall, evidence_recall_all, by_category, answer_contains,
+ * `{conversations, questions, evidence_recall, evidence_recall_all, by_category, answer_contains, answer_token_recall,
  * past_messages_per_answer_max, index_ms_per_message, ask_p95_ms}`: evidence_recall is the share of
  * questions with at least one evidence turn among the conversation sources' messageIds
  * (`_all`: all of them), over the questions that list evidence (`questions_with_evidence`; the
- * others count for answer_contains only). `--misses FILE` writes the questions whose evidence was not cited, with
+ * others count for answer_contains only); answer_contains is the share of answers holding the
+ * expected answer whole, answer_token_recall the mean share of its words they hold (tokenRecall:
+ * a paraphrase or another date format gets partial credit). `--misses FILE` writes the questions whose evidence was not cited, with
  * the evidence turns and the answer; `--answers FILE` every question with its category, the expected
  * answer, the answer given and whether it held the expected one (for reading what the answers miss).
  */
@@ -22,7 +24,7 @@ import { blankItem } from '../src/content/types.js';
 import { checkImport, importMessages } from '../src/memory/import.js';
 import { roomViews } from '../src/rag/room-context.js';
 import { percentile, withLocalApp } from './local-app.js';
-import { answerable, readSamples, roomIdOf, turnsOf } from './locomo.js';
+import { answerable, readSamples, roomIdOf, tokenRecall, turnsOf } from './locomo.js';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -40,11 +42,11 @@ async function main(): Promise<number> {
   // Imported once the command line is accepted: `--help` and a refused flag answer without loading the pipeline (~1 s).
   const { answerOf } = await import('./squad.js');
   const samples = readSamples(dataset);
-  const stats = { questions: 0, withEvidence: 0, any: 0, all: 0, contains: 0, pastMax: 0, indexMs: 0, messages: 0 };
-  const byCategory = new Map<number, { questions: number; withEvidence: number; any: number; contains: number }>();
+  const stats = { questions: 0, withEvidence: 0, any: 0, all: 0, contains: 0, recall: 0, pastMax: 0, indexMs: 0, messages: 0 };
+  const byCategory = new Map<number, { questions: number; withEvidence: number; any: number; contains: number; recall: number }>();
   const askMs: number[] = [];
   const misses: { category: number; question: string; evidence: string[]; answer: string }[] = [];
-  const answers: { category: number; question: string; expected: string; answer: string; contains: boolean }[] = [];
+  const answers: { category: number; question: string; expected: string; answer: string; contains: boolean; token_recall: number }[] = [];
   await withLocalApp(async (app, assistant, chat) => {
     const { store, memory, ingest } = app.salon;
     const views = roomViews(app.salon.rooms.resolve);
@@ -86,7 +88,8 @@ async function main(): Promise<number> {
             .toLowerCase()
             .trim(),
         );
-        answers.push({ category: qa.category, question: qa.question, expected: String(qa.answer ?? ''), answer, contains });
+        const recall = tokenRecall(answer, String(qa.answer ?? ''));
+        answers.push({ category: qa.category, question: qa.question, expected: String(qa.answer ?? ''), answer, contains, token_recall: round(recall) });
         if (measured && !any)
           misses.push({ category: qa.category, question: qa.question, evidence: qa.evidence.map((e) => turns.find((t) => t.diaId === e)?.text ?? e), answer });
         stats.questions++;
@@ -94,7 +97,9 @@ async function main(): Promise<number> {
         if (any) stats.any++;
         if (all) stats.all++;
         if (contains) stats.contains++;
-        const c = byCategory.get(qa.category) ?? { questions: 0, withEvidence: 0, any: 0, contains: 0 };
+        stats.recall += recall;
+        const c = byCategory.get(qa.category) ?? { questions: 0, withEvidence: 0, any: 0, contains: 0, recall: 0 };
+        c.recall += recall;
         c.questions++;
         if (measured) c.withEvidence++;
         if (any) c.any++;
@@ -119,10 +124,16 @@ async function main(): Promise<number> {
           .sort(([x], [y]) => x - y)
           .map(([k, c]) => [
             k,
-            { questions: c.questions, evidence_recall: round(c.any / (c.withEvidence || 1)), answer_contains: round(c.contains / c.questions) },
+            {
+              questions: c.questions,
+              evidence_recall: round(c.any / (c.withEvidence || 1)),
+              answer_contains: round(c.contains / c.questions),
+              answer_token_recall: round(c.recall / c.questions),
+            },
           ]),
       ),
       answer_contains: round(stats.contains / n),
+      answer_token_recall: round(stats.recall / n),
       past_messages_per_answer_max: stats.pastMax,
       index_ms_per_message: round(stats.indexMs / (stats.messages || 1)),
       ask_p95_ms: round(

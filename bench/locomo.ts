@@ -117,3 +117,23 @@ export function answerable(sample: Sample): Sample['qa'] {
     .filter((q) => q.category >= 1 && q.category <= 4)
     .map((q) => ({ ...q, evidence: (q.evidence ?? []).flatMap((e) => String(e).split(/[\s;,]+/)).filter((e) => DIA_ID.test(e)) }));
 }
+
+/** Words a LoCoMo answer is compared by: lower-cased, without punctuation, articles nor "and" (as LoCoMo's own scorer normalises). */
+function answerTokens(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !ANSWER_FILLER.has(w));
+}
+const ANSWER_FILLER = new Set(['a', 'an', 'the', 'and']);
+
+/**
+ * The share of the expected answer's words the answer holds (0 when the expected one has none):
+ * partial credit where `answer_contains` needs the expected text whole, so `8 May 2023` holds
+ * "May 8, 2023" and `adoption agencies … for LGBTQ+ people` most of "LGBTQ+ adoption agencies".
+ */
+export function tokenRecall(answer: string, expected: string): number {
+  const wanted = new Set(answerTokens(expected));
+  if (!wanted.size) return 0;
+  const said = new Set(answerTokens(answer));
+  let held = 0;
+  for (const w of wanted) if (said.has(w)) held++;
+  return held / wanted.size;
+}

@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSamples, roomIdOf, turnsOf } from '../../bench/locomo.js';
+import { readSamples, roomIdOf, tokenRecall, turnsOf } from '../../bench/locomo.js';
 import { tempDir } from '../helpers.js';
 
 const closers: (() => void)[] = [];
@@ -43,5 +43,15 @@ describe('readSamples', () => {
     expect(() => readSamples(file([sample('a', [{ speaker: 'Ann', text: 'x' }])]))).toThrow(/a turn of session_1 has no dia_id/);
     expect(() => readSamples(file([sample('a'), { conversation: {} }]))).toThrow(/sample 1 has no sample_id/);
     expect(() => readSamples(file([{ ...sample('a'), qa: undefined }]))).toThrow(/sample 0 \(a\): qa is not a list/);
+  });
+});
+
+describe('tokenRecall', () => {
+  it('gives the share of the expected answer’s words an answer holds, in any order and case, without articles or punctuation', () => {
+    expect(tokenRecall('Caroline, on 8 May 2023: I went to the LGBTQ support group.', '7 May 2023')).toBeCloseTo(2 / 3);
+    expect(tokenRecall('She went on May 7, 2023.', '7 May 2023')).toBe(1);
+    expect(tokenRecall('Adoption agencies, she said.', 'The adoption agencies')).toBe(1);
+    expect(tokenRecall('Nothing here.', 'Sweden')).toBe(0);
+    expect(tokenRecall('Anything', '')).toBe(0);
   });
 });
