@@ -280,3 +280,34 @@ describe('a question in other words than its source’s', () => {
     expect(await model.answer(ask('When did the kids start school?', [schools]))).toMatch(/^The children began school in September 2025, a year late\. \[1\]/);
   });
 });
+
+describe('a remembered line setting the scene of what is asked', () => {
+  const model = new LocalChatModel();
+  const past: GroundedSource = {
+    n: 1,
+    label: 'From this discussion — Caroline, Melanie, 14 Jul 2023',
+    section: 'memory',
+    content: [
+      'Caroline (14 Jul 2023, 10:02): Last Friday I went to a council meeting for adoption.',
+      'Caroline (14 Jul 2023, 10:03): It was inspiring to see so many people wanting to create loving homes for children in need.',
+      'Melanie (14 Jul 2023, 10:04): My kids are so excited about summer break!',
+      'Melanie (14 Jul 2023, 10:05): We are going camping at the beach for the summer.',
+    ].join('\n'),
+  };
+
+  it('is read with what its speaker said next, which tells what was asked', async () => {
+    // `Last Friday I went to a council meeting for adoption.` holds every word asked and tells
+    // nothing seen; the next line does.
+    expect(await model.answer(ask('What did Caroline see at the council meeting for adoption?', [past]))).toBe(
+      'Caroline: Last Friday (Friday 7 July 2023) I went to a council meeting for adoption. [1] ' +
+        'Caroline: It was inspiring to see so many people wanting to create loving homes for children in need. [1]',
+    );
+  });
+
+  it('is not, where it answers itself (when) or the next line is another speaker’s', async () => {
+    expect(await model.answer(ask('When did Caroline go to the council meeting?', [past]))).toBe(
+      'Caroline: Last Friday (Friday 7 July 2023) I went to a council meeting for adoption. [1]',
+    );
+    expect(await model.answer(ask('What did Melanie say about camping at the beach?', [past]))).not.toMatch(/council/);
+  });
+});

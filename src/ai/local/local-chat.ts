@@ -302,6 +302,17 @@ export class LocalChatModel implements ChatModel {
       if (next && isDocument(prompt.sources, next.n) && PROSE_END.test(next.text) && saysSomething(next.text) && quoteKey(next.text) !== quoteKey(top.text))
         chosen.push(next);
     }
+    // "What did Caroline see at the council meeting for adoption?": a line of the discussion holding
+    // all the question asks (`I went to a council meeting for adoption`) sets the scene, and what
+    // was seen is in what its speaker said next; the second-ranked line (another's `My kids are so
+    // excited about summer break!`) says less.
+    const scene = sceneSetter(prompt, top, ranked, chosen, smallTalk);
+    // It takes the place of a line holding less of the question, not of one answering it too.
+    const full = chosen.length >= this.maxSentences + (antecedent ? 1 : 0);
+    if (scene && (!full || chosen.at(-1)!.coverage < SCENE_COVERAGE)) {
+      chosen.splice(chosen.indexOf(top) + 1, 0, scene);
+      chosen.splice(this.maxSentences + (antecedent ? 1 : 0));
+    }
     // "When is the launch?" is not answered by `The launch will feature a new rocket.`: words of
     // the question without a time of any kind say the sources do not tell when. "When did Gina
     // launch her ad campaign?" is, by a message saying it was done (`I just launched …`), with the
@@ -671,6 +682,35 @@ function isHeading(sources: GroundedSource[], s: { n: number; text: string }): b
   const at = source.content.indexOf(s.text);
   const end = at + s.text.length;
   return at >= 0 && source.content[end] === '\n';
+}
+
+/** Share of the question's weighted terms a line must hold to be read as setting the scene of what is asked. */
+const SCENE_COVERAGE = 0.5;
+
+/**
+ * For a "what"/"how" question answered first by a line of the discussion that holds (nearly) all
+ * it asks, the sentence its speaker said next, when it tells something (no question, no small
+ * talk, not already quoted); undefined otherwise. A "who", "when", "where", "how many" or "why"
+ * question is answered in the line itself or by its own rules.
+ */
+function sceneSetter(
+  prompt: GroundedPrompt,
+  top: ScoredSentence,
+  ranked: ScoredSentence[],
+  chosen: ScoredSentence[],
+  smallTalk: (text: string) => boolean,
+): ScoredSentence | undefined {
+  const type = answerType(prompt.question);
+  if ((type !== 'other' && type !== 'manner') || isDocument(prompt.sources, top.n) || top.coverage < SCENE_COVERAGE) return undefined;
+  const next = ranked.find((s) => s.n === top.n && s.index === top.index + 1);
+  if (!next || chosen.includes(next) || ASKS.test(next.text) || asksOnly(next.text) || smallTalk(next.text) || !saysSomething(next.text)) return undefined;
+  // Who said each: the stamp before it on its line, or opening it (`Caroline (14 Jul 2023, 10:02): …`).
+  const speaker = (s: ScoredSentence) => {
+    const at = lineOf(prompt.sources, s);
+    return at ? LINE_SPEAKER.exec(at.line.trim() ? at.line : s.text)?.[1] : undefined;
+  };
+  const said = speaker(top);
+  return said !== undefined && speaker(next) === said ? next : undefined;
 }
 
 /** Whether source `n` is a document (not the discussion nor a remembered exchange). */
