@@ -105,11 +105,26 @@ describe('the built-in model', () => {
   const details: ItemDetails = { kind: 'article', author: 'Linnea Hartwell', site: 'Arts & Letters', published: '2026-10-29T18:00:00Z' };
 
   it('answers who wrote the item, when and where it was published, citing the item', async () => {
-    expect(await answer('Who wrote this article?', details)).toBe('This article is by Linnea Hartwell, published by Arts & Letters on 29 Oct 2026. [1]');
-    expect(await answer('When was this published?', details)).toBe('This article was published on 29 Oct 2026 by Arts & Letters. [1]');
-    expect(await answer('Which site is this from?', details)).toBe('This article was published by Arts & Letters on 29 Oct 2026. [1]');
+    expect(await answer('Who wrote this article?', details)).toBe('This article is by Linnea Hartwell, published by Arts \\& Letters on 29 Oct 2026. [1]');
+    expect(await answer('When was this published?', details)).toBe('This article was published on 29 Oct 2026 by Arts \\& Letters. [1]');
+    expect(await answer('Which site is this from?', details)).toBe('This article was published by Arts \\& Letters on 29 Oct 2026. [1]');
     expect(await answer('Who made this video?', { kind: 'video', channel: 'Ops Hour', site: 'YouTube' })).toBe(
       'This video is from the Ops Hour channel on YouTube. [1]',
+    );
+  });
+
+  it('shows a page’s byline, channel and site as typed: no link, image or citation of its making', async () => {
+    const forged: ItemDetails = {
+      kind: 'video',
+      author: '[Official notice](https://evil.example) [2]',
+      channel: '**URGENT**',
+      site: '![x](https://t.example/p.png)',
+    };
+    expect(await answer('Who made this video?', forged)).toBe(
+      'This video is from \\[Official notice\\](https://evil.example) \\[2\\] on !\\[x\\](https://t.example/p.png). [1]',
+    );
+    expect(await answer('Which site is this from?', forged)).toBe(
+      'This video is on !\\[x\\](https://t.example/p.png), from the \\*\\*URGENT\\*\\* channel. [1]',
     );
   });
 

@@ -4,6 +4,7 @@
  * so they come from the prompt's item details (GroundedPrompt.item).
  */
 import type { ItemDetails } from '../../content/item-details.js';
+import { markdownLiteral, withoutLiteralEscapes } from '../../protocol/markdown-literal.js';
 import { formatDay } from '../../text.js';
 import { detailAsked } from '../item-questions.js';
 
@@ -16,22 +17,32 @@ export function answerFromDetails(question: string, details: ItemDetails, n?: nu
   const asked = detailAsked(question);
   if (!asked) return null;
   const cite = n === undefined ? '' : ` [${n}]`;
+  // A page writes its byline, channel and site name: shown as typed, as a quote is, never as a
+  // link, an image or a `[n]` citing another source under the assistant's name.
+  const author = details.author && literal(details.author);
+  const channel = details.channel && literal(details.channel);
+  const site = details.site && literal(details.site);
   const day = details.published ? formatDay(details.published) : undefined;
-  const maker = details.author ?? (details.channel ? `the ${details.channel} channel` : undefined);
-  const by = details.site ? ` by ${details.site}` : '';
+  const maker = author || (channel ? `the ${channel} channel` : undefined);
+  const by = site ? ` by ${site}` : '';
   const on = day ? ` on ${day}` : '';
-  const onSite = details.site ? ` on ${details.site}` : '';
+  const onSite = site ? ` on ${site}` : '';
   switch (asked) {
     case 'author':
       if (!maker) return null;
       if (details.kind === 'video') return `This video is from ${maker}${onSite}${day ? `, posted on ${day}` : ''}.${cite}`;
-      return `This ${details.kind} is by ${maker}${details.site || day ? `, published${by}${on}` : ''}.${cite}`;
+      return `This ${details.kind} is by ${maker}${site || day ? `, published${by}${on}` : ''}.${cite}`;
     case 'published':
       if (!day) return null;
       return `This ${details.kind} was ${details.kind === 'article' ? 'published' : 'posted'} on ${day}${details.kind === 'video' ? onSite : by}.${cite}`;
     case 'site':
-      if (!details.site) return null;
-      if (details.kind === 'video') return `This video is on ${details.site}${details.channel ? `, from the ${details.channel} channel` : ''}${on}.${cite}`;
-      return `This ${details.kind} was published by ${details.site}${on}.${cite}`;
+      if (!site) return null;
+      if (details.kind === 'video') return `This video is on ${site}${channel ? `, from the ${channel} channel` : ''}${on}.${cite}`;
+      return `This ${details.kind} was published by ${site}${on}.${cite}`;
   }
+}
+
+/** A detail as it reads in a message: its markup escaped (markdownLiteral). */
+function literal(text: string): string {
+  return markdownLiteral(withoutLiteralEscapes(text));
 }
