@@ -13,6 +13,8 @@ const NOUN = '(?:article|piece|story|post|blog\\s+post|blog|video|clip|report|es
  * another word: "who made it?" and "who made the laptop?" in a laptop's room ask about the laptop.
  */
 const ITEM = `(?:(?:this|that)(?:\\s+${NOUN})?|the\\s+${NOUN})`;
+/** The item named by its noun ("this article", "the video"): "who is behind this?" in a ransomware attack's room asks about the attack. */
+const NAMED_ITEM = `(?:this|that|the)\\s+${NOUN}`;
 const OF_ITEM = `(?:\\s+(?:of|for|behind)\\s+${ITEM})?`;
 /** Who made an item, named alone: "who is the author?" asks the byline in any item's room. */
 const MAKER = '(?:author|writer|reporter|journalist|blogger|uploader)';
@@ -28,7 +30,7 @@ const ASKS: [DetailAsked, RegExp][] = [
   ['author', new RegExp(`^who(?:'s|\\s+is|\\s+was)\\s+${ITEM}\\s+(?:by|from)$`)],
   ['author', new RegExp(`^who(?:'s|\\s+is|\\s+was|\\s+are|\\s+were)\\s+(?:the\\s+)?${MAKER}s?${OF_ITEM}$`)],
   ['author', new RegExp(`^who(?:'s|\\s+is|\\s+was|\\s+are|\\s+were)\\s+(?:the\\s+)?${MAKER_OF}s?\\s+(?:of|for|behind)\\s+${ITEM}$`)],
-  ['author', new RegExp(`^who(?:'s|\\s+is|\\s+are)\\s+behind\\s+${ITEM}$`)],
+  ['author', new RegExp(`^who(?:'s|\\s+is|\\s+are)\\s+behind\\s+${NAMED_ITEM}$`)],
   ['author', new RegExp(`^(?:what|which)(?:'s|\\s+is|\\s+was)\\s+(?:the\\s+)?(?:${MAKER}'s\\s+name|name\\s+of\\s+the\\s+${MAKER})${OF_ITEM}$`)],
   ['author', new RegExp(`^by\\s+whom\\s+(?:was|is)\\s+${ITEM}\\s+${PUT_OUT}$`)],
   [
@@ -44,9 +46,11 @@ const ASKS: [DetailAsked, RegExp][] = [
   [
     'published',
     new RegExp(
-      `^(?:what|which)(?:'s|\\s+is|\\s+was)\\s+(?:the\\s+)?(?:date|(?:publication|publishing|published|publish|release|upload|posting)\\s+date|date\\s+of\\s+publication)${OF_ITEM}$`,
+      `^(?:what|which)(?:'s|\\s+is|\\s+was)\\s+(?:the\\s+)?(?:(?:publication|publishing|published|publish|upload|posting)\\s+date|date\\s+of\\s+publication)${OF_ITEM}$`,
     ),
   ],
+  // A date or release date asked alone is the subject's: "what's the date?" of an election, "what's the release date?" of a console.
+  ['published', new RegExp(`^(?:what|which)(?:'s|\\s+is|\\s+was)\\s+(?:the\\s+)?(?:release\\s+)?date\\s+(?:of|for)\\s+${ITEM}$`)],
   [
     'site',
     new RegExp(

@@ -26,6 +26,9 @@ describe('a question about the room’s item', () => {
     ['When did this article come out?', 'published'],
     ['How old is this article?', 'published'],
     ["What's the publication date?", 'published'],
+    ['What is the date of this article?', 'published'],
+    ["What's the release date of the video?", 'published'],
+    ['Who is behind this video?', 'author'],
     ['Which site published this?', 'site'],
     ['What newspaper is this from?', 'site'],
     ['Where was this published?', 'site'],
@@ -45,6 +48,11 @@ describe('a question about the room’s item', () => {
     'Who is the author of the report the council cites?',
     'Which site will the depot be built on?',
     'Where is the factory?',
+    // A date, a release date or who is behind "this", asked alone, is the subject's: an election's
+    // date, a console's release, the people behind a ransomware attack.
+    "What's the date?",
+    'What is the release date?',
+    'Who is behind this?',
     `Who wrote this?${' '.repeat(400)}`,
   ])('"%s" does not', (question) => {
     expect(detailAsked(question)).toBeNull();
