@@ -476,15 +476,6 @@ export const SQLITE_MIGRATIONS: string[] = [
   );
   CREATE INDEX unsettled_seqs_room ON unsettled_seqs (room_id, to_seq);
   `,
-  // 34: a thread's chunks in id order (Store.scanThreadMemory, scanThreadMemoryAudiences: a
-  // fusion's, merge's or split's pages). memory_thread_age is in updated_at order, so each page
-  // walked every chunk of the thread past its start and sorted them: a thread of 10,000 read in
-  // pages of 250 walked ~200,000 entries. Each page is now a seek. The index is on an expression
-  // (THREAD_ID_ORDER) that only those scans name: indexed on thread_id itself, the planner took it
-  // for other queries too (the repeat lookup's, over the words index).
-  `
-  CREATE INDEX memory_thread_ids ON memory_chunks ((thread_id || ''));
-  `,
 ];
 
 /**

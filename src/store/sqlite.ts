@@ -100,11 +100,6 @@ import type {
 } from './types.js';
 import { ClaimedMessages, ForgottenExchange, MovedMessages, movedCited, refusesForgotten } from './types.js';
 
-/**
- * A memory chunk's thread as the index of a thread's chunks in id order names it (migration 34):
- * only the queries that read a thread's chunks page by page say it this way.
- */
-const THREAD_ID_ORDER = "(thread_id || '')";
 /** `?, ?, …` for each of `columns` (comma-separated). */
 const marks = (columns: string) =>
   columns
@@ -1367,14 +1362,12 @@ export class SqliteStore implements Store {
     const select = vectors ? MEMORY_SELECT : MEMORY_SELECT_BARE;
     // The page's ids first (the thread index holds them), then those rows: ordering whole rows by
     // id had SQLite sort every remaining row of the thread, text and all, for each page.
-    const ids = this.sql(`SELECT id FROM memory_chunks WHERE ${THREAD_ID_ORDER} = ? AND id > ? ORDER BY id LIMIT ?`)
-      .pluck()
-      .all(threadId, afterId, limit) as number[];
+    const ids = this.sql('SELECT id FROM memory_chunks WHERE thread_id = ? AND id > ? ORDER BY id LIMIT ?').pluck().all(threadId, afterId, limit) as number[];
     return this.selectIn(`${select} WHERE c.id`, ids, (r) => r.id as number).map(rowToStoredMemoryChunk);
   }
 
   async scanThreadMemoryAudiences(threadId: string, afterId: number, limit: number): Promise<MemoryChunkAudience[]> {
-    const rows = this.sql(`SELECT id, privileged, owner FROM memory_chunks WHERE ${THREAD_ID_ORDER} = ? AND id > ? ORDER BY id LIMIT ?`).all(
+    const rows = this.sql('SELECT id, privileged, owner FROM memory_chunks WHERE thread_id = ? AND id > ? ORDER BY id LIMIT ?').all(
       threadId,
       afterId,
       limit,

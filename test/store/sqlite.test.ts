@@ -1493,32 +1493,3 @@ describe('SqliteStore: the repeat lookup is compiled once', () => {
     }
   });
 });
-
-describe('SqliteStore: a thread’s memory read page by page', () => {
-  it('seeks each page in id order: memory_thread_age is in updated_at order, so every page walked and sorted the rest of the thread', async () => {
-    const store = new SqliteStore({ filename: ':memory:' });
-    try {
-      await newThreads(store, 'thr_a');
-      const prepare = store.db.prepare.bind(store.db);
-      const prepared: string[] = [];
-      vi.spyOn(store.db, 'prepare').mockImplementation((sql: string) => {
-        prepared.push(sql);
-        return prepare(sql);
-      });
-      await store.scanThreadMemory('thr_a', 0, 10, false);
-      await store.scanThreadMemoryAudiences('thr_a', 0, 10);
-      vi.restoreAllMocks();
-      const pages = prepared.filter((sql) => /ORDER BY id LIMIT \?$/.test(sql));
-      expect(pages).toHaveLength(2);
-      for (const sql of pages) {
-        const plan = store.db
-          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-          .all('thr_a', 0, 10)
-          .map((r) => (r as { detail: string }).detail);
-        expect(plan).toEqual([expect.stringMatching(/^SEARCH memory_chunks USING (COVERING )?INDEX \w+ \(.*rowid>\?\)$/)]);
-      }
-    } finally {
-      await store.close();
-    }
-  });
-});
