@@ -28,6 +28,13 @@ describe('smallTalkFor', () => {
     expect(smallTalkFor('Will Melanie visit the lake soon?', speakers)('Talk to you soon!')).toBe(true);
   });
 
+  it('reads "a good night" as what a night was like, and "Good night!" as a goodbye', () => {
+    const smallTalk = smallTalkFor('What did Melanie do on Friday night?', speakers);
+    expect(smallTalk('Melanie (8 May 2023, 12:01): Had a good night at the concert!')).toBe(false);
+    expect(smallTalk('Good night, Caroline!')).toBe(true);
+    expect(smallTalkFor('How was the morning run?', speakers)('It was such a good morning for it.')).toBe(false);
+  });
+
   it('keeps a line telling something in other words than the question’s, and any line when only a speaker is asked', () => {
     const smallTalk = smallTalkFor('What does Melanie do to destress?', speakers);
     expect(smallTalk("I've been running farther to de-stress, which has been great for my headspace.")).toBe(false);

@@ -16,7 +16,9 @@ import { spokenText } from '../questions.js';
  */
 const SMALL_TALK_PHRASES = [
   // greetings
-  String.raw`hey|hi|hello|hiya|howdy|good (?:morning|afternoon|evening)`,
+  // A time of day's greeting, not what it was like: "what did Jon do on Friday night?" is told `Had a
+  // good night at the concert!`.
+  String.raw`hey|hi|hello|hiya|howdy|(?<!\b(?:a|one|such) )good (?:morning|afternoon|evening)`,
   String.raw`(?:good|great|nice|lovely|so good) to (?:see|hear from|chat with|talk to|catch up with) you`,
   String.raw`long time no (?:see|chat|talk)`,
   String.raw`how(?:'s| is| are| have) (?:it going|you(?: been| doing)?|things|everything|life|your (?:day|week|weekend))`,
@@ -24,7 +26,7 @@ const SMALL_TALK_PHRASES = [
   // thanks
   String.raw`thanks(?: so much| a lot| a ton)?|thank you(?: so much)?|cheers`,
   // goodbyes
-  String.raw`bye|goodbye|good ?night|take care`,
+  String.raw`bye|goodbye|(?<!\b(?:a|one|such) )good ?night|take care`,
   String.raw`talk (?:to you )?(?:soon|later)|see you(?: soon| later| around| then)?|catch you later`,
   String.raw`(?:enjoy|have) (?:a |an |your |the )?(?:good |great |nice |lovely |wonderful |fun )?(?:day|evening|night|weekend|week)`,
 ];
