@@ -213,6 +213,17 @@ describe('a document’s heading', () => {
     expect(answer).toMatch(/^A power plant has to run for months/);
   });
 
+  it('is told from a list’s entry or a field, which answers as written', async () => {
+    const review: GroundedSource = {
+      n: 1,
+      label: 'Lumen 14 review',
+      content:
+        'We tested the Lumen 14 for two weeks. It is light and quiet.\n\nKey facts\n- Weight: 1.2 kg\n- Battery life: 14 hours\n- Price: 1,299 euros\n\nThe screen is bright.',
+    };
+    expect(await model.answer(ask('What is the battery life?', [review]))).toBe('- Battery life: 14 hours [1]');
+    expect(await model.answer(ask('What is the price?', [review]))).toBe('- Price: 1,299 euros [1]');
+  });
+
   it('is told from a short sentence that ends with a stop or does not end its line', async () => {
     const short: GroundedSource = { n: 1, label: 'Minutes', content: 'Why 26 minutes matters. A power plant runs for months.' };
     expect(await model.answer(ask('Why do 26 minutes matter?', [short]))).toMatch(/^Why 26 minutes matters\./);

@@ -664,6 +664,12 @@ const ASKS_WHERE_IN_VIDEO = /\b(?:video|clip|minute|chapter|timestamp)\b/i;
 /** A sentence of prose ends with a full stop or an exclamation mark: a list's entries and headings (`Chapters`) end with none. */
 const PROSE_END = /[.!]["'\u201d\u2019)\]]*$/;
 
+/**
+ * A list's entry or a field (`- Battery life: 14 hours`, `2) Wipe the disk`, `Price: 1,299 euros`):
+ * short and without a stop as a heading is, it tells what a spec sheet or a list is asked for.
+ */
+const LIST_ENTRY = /^(?:[-*•–+]|\d{1,3}[.)])\s|^[^:\n]{1,40}:\s+\S/u;
+
 /** Words of a heading, at most: a longer line without a stop is a list's entry or a caption. */
 const HEADING_MAX_WORDS = 8;
 
@@ -671,10 +677,12 @@ const HEADING_MAX_WORDS = 8;
  * Whether `s` is a heading of a document: a short sentence with no stop that ends its line (`Why
  * 26 minutes matters`, `What Tollgate customers should have asked`). Holding the question's words and
  * telling nothing, headings led answers to "why does 26 minutes matter?" and "what happened to
- * Tollgate?". A chapter line is no heading (it says where in the video), nor a question (ASKS).
+ * Tollgate?". A chapter line is no heading (it says where in the video), nor a question (ASKS), nor
+ * a list's entry or a field (LIST_ENTRY).
  */
 function isHeading(sources: GroundedSource[], s: { n: number; text: string }): boolean {
-  if (PROSE_END.test(s.text) || /[?:]$/.test(s.text) || CHAPTER_LINE.test(s.text) || s.text.split(/\s+/).length > HEADING_MAX_WORDS) return false;
+  if (PROSE_END.test(s.text) || /[?:]$/.test(s.text) || CHAPTER_LINE.test(s.text) || LIST_ENTRY.test(s.text) || s.text.split(/\s+/).length > HEADING_MAX_WORDS)
+    return false;
   const source = sources.find((src) => src.n === s.n);
   if (!source || (source.section ?? 'document') !== 'document') return false;
   // A line break follows it: passages are squashed with the paragraph before a heading run into it
