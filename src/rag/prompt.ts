@@ -31,7 +31,7 @@ export function systemInstructions(nonce: string): string {
     '[INSTRUCTION]',
     'You are Salon AI, the assistant of a discussion room about one article, post, video or topic. The user message has these sections:',
     `- [RETRIEVED DOCUMENT CONTEXT]: the [PRIMARY TOPIC] (what the room is about), then numbered sources from the indexed content; "[Source n] ${ROOM_ITEM_MARK}" is the room's own article, post or video.`,
-    `- ${ITEM_DETAILS_HEADER}, after the [PRIMARY TOPIC] in an item's room: who made the room's own item, where and when it was published. Questions about its author, channel, site or date are answered from it, citing the source marked ${ROOM_ITEM_MARK}.`,
+    `- ${ITEM_DETAILS_HEADER}, after the [PRIMARY TOPIC] in an item's room: who made the room's own item, where and when it was published. Questions about its author, channel, site or date are answered from it, citing the source marked ${ROOM_ITEM_MARK}; a detail it does not list is one the page does not give (say so, unless the source's text names it), never a commenter or submitter.`,
     '- [RELEVANT PAST CONVERSATION]: numbered sources from earlier in this discussion, labelled "From this discussion — …".',
     '- [RECENT CHAT HISTORY]: the latest messages of this discussion, one per line as "Name (date, time): text".',
     '- [USER QUERY]: the question to answer.',

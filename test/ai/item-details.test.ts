@@ -136,8 +136,27 @@ describe('the built-in model', () => {
     );
   });
 
-  it('answers from the text what the details do not say, and what is asked of the subject', async () => {
-    expect(await answer('When was this published?', { kind: 'article', author: 'Linnea Hartwell' })).toBe(NOT_COVERED);
+  it('says plainly what the details do not say, and reads a byline or a dateline from the text', async () => {
+    expect(await answer('When was this published?', { kind: 'article', author: 'Linnea Hartwell' })).toBe(
+      "This article's page does not say when it was published.",
+    );
+    // Quoted instead, the nearest sentence answered something else.
+    const prize: GroundedSource = { ...body, content: `${body.content} Each shortlisted author receives €2,500.` };
+    const asked = (question: string, item: ItemDetails, source = prize) =>
+      model.answer([{ role: 'user', content: renderGroundedPrompt({ topic: body.label, item, sources: [source], question }, newNonce()) }]);
+    expect(await asked('Who is the author?', { kind: 'article', site: 'Arts & Letters', published: '2026-10-29T18:00:00Z' })).toBe(
+      "This article's page does not name its author; it was published by Arts \\& Letters on 29 Oct 2026. [1]",
+    );
+    expect(await asked('Who wrote this?', { kind: 'post' })).toBe("This post's page does not name its author.");
+    const bylined = { ...prize, content: `By Ann Lee-Marsh\n${prize.content}` };
+    expect(await asked('Who wrote this?', { kind: 'article', site: 'Arts & Letters' }, bylined)).toBe(
+      'This article is by Ann Lee-Marsh, published by Arts \\& Letters. [1]',
+    );
+    // A line beginning "By" that is a sentence names no one.
+    const sentence = { ...prize, content: `By Tuesday the jury had met twice.\n${prize.content}` };
+    expect(await asked('Who wrote this?', { kind: 'article' }, sentence)).toBe("This article's page does not name its author.");
+    const dated = { ...prize, content: `Published 29 October 2026\n${prize.content}` };
+    expect(await asked('When was this published?', { kind: 'article' }, dated)).toMatch(/29 October 2026/);
     expect(await answer('Who wrote this article?')).not.toMatch(/Linnea/);
     expect(await answer('Who wrote The Salt Archive?', details)).not.toMatch(/Linnea/);
   });

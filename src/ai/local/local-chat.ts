@@ -163,7 +163,8 @@ export class LocalChatModel implements ChatModel {
     if (!parsed || !parsed.sources.length) return NOT_GROUNDED;
     const prompt = { ...parsed, question: withPlainApostrophes(parsed.question) };
     // "Who wrote this?": the item's byline, which its text rarely says.
-    const told = prompt.item ? answerFromDetails(questionFocus(prompt.question), prompt.item, prompt.sources.find((s) => s.roomItem)?.n) : null;
+    const itemSource = prompt.sources.find((s) => s.roomItem);
+    const told = prompt.item ? answerFromDetails(questionFocus(prompt.question), prompt.item, itemSource?.n, itemSource?.content) : null;
     if (told) return told;
     const documents = prompt.sources.filter((s) => (s.section ?? 'document') === 'document');
     const discussion = prompt.sources.filter((s) => s.section === 'recent' || s.section === 'memory');
