@@ -3,6 +3,7 @@
  * this video posted?", "which site is this from?". The pipeline keeps such a question to the
  * room's item, and the built-in model answers it from the item's details (GroundedPrompt.item).
  */
+import type { ItemDetails } from '../content/item-details.js';
 
 /** What a question asks of the item: its maker, its date or its site. */
 export type DetailAsked = 'author' | 'published' | 'site';
@@ -62,6 +63,43 @@ const ASKS: [DetailAsked, RegExp][] = [
 ];
 
 const QUESTION_MAX_CHARS = 160;
+
+/** The nouns an item of each kind is called by in a question about it. */
+const KIND_NOUNS: Record<ItemDetails['kind'], string> = {
+  article: '(?:article|piece|story|write-?up)',
+  post: '(?:blog\\s+post|post|blog|article|piece|write-?up)',
+  video: '(?:video|clip)',
+};
+/**
+ * What follows the item's noun when it names the item: a verb of telling or being, a preposition,
+ * a conjunction or the end. Not another noun: "the post office", "the video game", "the post
+ * mortem" (in the room of a post about one) are things of their own.
+ */
+const NAMED_BEFORE =
+  '(?=\\s*(?:$|[?!.,;:)]|(?:say|says|said|tell|tells|told|mention|mentions|mentioned|quote|quotes|quoted|claim|claims|claimed|argue|argues|argued|show|shows|showed|cover|covers|covered|discuss|discusses|discussed|describe|describes|described|explain|explains|explained|suggest|suggests|suggested|mean|means|is|was|are|were|does|did|has|have|had|about|on|for|from|with|by|in|and|or|but|to|at)\\b))';
+const ITEM_NAMED = Object.fromEntries(
+  Object.entries(KIND_NOUNS).map(([kind, noun]) => [
+    kind,
+    new RegExp(`(?:\\b(?:in|from|of|on|by|about|for)\\s+)?\\b(?:this|that|the)\\s+${noun}(?:(?:'s|’s)\\b|${NAMED_BEFORE})`, 'gi'),
+  ]),
+) as Record<ItemDetails['kind'], RegExp>;
+
+/**
+ * `question` without the room's item (of `kind`) named by its noun ("what does the article say
+ * about the keyboard?", "who is quoted in this story?"), with the preposition before it; null when
+ * it names none. The noun says which source, not what is asked: searched for, "article" weighed as
+ * much as "keyboard", and the question was judged off the laptop article's subject.
+ */
+export function withoutItemNamed(question: string, kind: ItemDetails['kind']): string | null {
+  const named = ITEM_NAMED[kind];
+  if (question.search(named) < 0) return null;
+  const left = question
+    .replace(named, ' ')
+    .replace(/\s+([?!.,;:])/g, '$1')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
+  return /[\p{L}\p{N}]/u.test(left) ? left : null;
+}
 
 /** What `question` asks of the room's own item (its maker, date or site), or null when it asks something else. */
 export function detailAsked(question: string): DetailAsked | null {

@@ -4,7 +4,7 @@
  * found is relevant enough; when nothing is, the answer abstains. The assistant streams the
  * model's answer to the prompt this returns.
  */
-import { detailAsked } from '../ai/item-questions.js';
+import { detailAsked, withoutItemNamed } from '../ai/item-questions.js';
 import { newNonce } from '../ai/grounded-prompt.js';
 import type { ChatMessage, ChatModel } from '../ai/types.js';
 import type { AssistantStage, Source } from '../protocol/messages.js';
@@ -112,7 +112,11 @@ export class RagPipeline {
     // asker's words. A follow-up that leans on the exchange before it ("what did she say?", "and
     // why?") is searched with the names of that exchange, so its recent chat is read first; any
     // other question's is read beside the searches.
-    const asked = questionFocus(question);
+    const focused = questionFocus(question);
+    // "What does the article say about the keyboard?" in an item's room asks the item about the
+    // keyboard: "article" names which source, so it is neither searched for nor weighed.
+    const itemNamed = room.details ? withoutItemNamed(focused, room.details.kind) : null;
+    const asked = itemNamed ?? focused;
     const earlyChat = thread && leansBack(asked) ? await recentChat(this.options.store, thread.id, thread.beforeSeq) : undefined;
     const searched = earlyChat ? withAntecedent(asked, earlyChat.lines, room.title) : asked;
     const [found, chat, remembered] = await Promise.all([
@@ -126,15 +130,15 @@ export class RagPipeline {
     ]);
     // Asked what the comments say in an item's room, its commenters are the sources (their words
     // rarely share the question's, so search may find none of them), never another item's.
-    const aboutComments = room.category === undefined && asksAboutComments(asked);
+    const aboutComments = room.category === undefined && asksAboutComments(focused);
     // "Who wrote this?": asked of the room's item, answered from its details (RoomView.details).
-    const ofItsDetails = room.details !== undefined && detailAsked(asked) !== null;
+    const ofItsDetails = room.details !== undefined && detailAsked(focused) !== null;
     const candidates =
       room.category !== undefined
         ? inCategory(found.candidates, room.category, searched)
         : aboutComments
           ? found.candidates.filter((c) => c.kind !== 'comment' || c.itemId === room.id)
-          : ofItsDetails || pointsAtTheItem(asked, searched)
+          : ofItsDetails || itemNamed !== null || pointsAtTheItem(asked, searched)
             ? ofTheItem(found.candidates, room.id)
             : found.candidates;
     const best = Number.isFinite(found.questionBest) ? Math.round(found.questionBest * 1000) / 1000 : 0;
@@ -164,7 +168,7 @@ export class RagPipeline {
         (await heldTogether(this.options.store, candidates, searched, room.category === undefined ? room.id : undefined)));
     const chatRelevant = chat !== null && chatAnswers(asked, chat.lines);
     const recentIds = new Set(chat?.messages.map((m) => m.id) ?? []);
-    const past = choosePast(searched, remembered, recentIds, threshold, asksAboutDiscussion(asked));
+    const past = choosePast(searched, remembered, recentIds, threshold, asksAboutDiscussion(focused));
     if (!documentsRelevant && !chatRelevant && !past.length) {
       this.log.info({ roomId: room.id, best: round(found.questionBest), threshold }, 'nothing relevant enough: abstaining');
       const none = { ms: 0, method: 'skipped' as RerankMethod, selected: 0 };

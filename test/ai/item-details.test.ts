@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NOT_COVERED, newNonce, parseGroundedPrompt, renderGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
-import { detailAsked } from '../../src/ai/item-questions.js';
+import { detailAsked, withoutItemNamed } from '../../src/ai/item-questions.js';
 import { LocalChatModel } from '../../src/ai/local/local-chat.js';
 import { itemDetails, type ItemDetails } from '../../src/content/item-details.js';
 import { blankItem } from '../../src/content/types.js';
@@ -159,5 +159,33 @@ describe('the built-in model', () => {
     expect(await asked('When was this published?', { kind: 'article' }, dated)).toMatch(/29 October 2026/);
     expect(await answer('Who wrote this article?')).not.toMatch(/Linnea/);
     expect(await answer('Who wrote The Salt Archive?', details)).not.toMatch(/Linnea/);
+  });
+});
+
+describe('the room’s item named in a question', () => {
+  it.each([
+    ['article', 'What does the article say about the keyboard?', 'What does say about the keyboard?'],
+    ['article', 'Who is quoted in this story?', 'Who is quoted?'],
+    ['video', "What is the video's main claim?", 'What is main claim?'],
+    ['post', 'Is there anything in the post about RISC-V?', 'Is there anything about RISC-V?'],
+  ] as const)('in a room of an %s, "%s" is asked as "%s"', (kind, question, asked) => {
+    expect(withoutItemNamed(question, kind)).toBe(asked);
+  });
+
+  it.each([
+    // "the report" or "the interview" in an article's room is often the one the article is about.
+    ['article', 'What does the report say about emissions?'],
+    ['article', 'Who gave the interview?'],
+    // Another thing of the noun's: a post office, a video game, the post mortem a post is about.
+    ['article', 'Where is the post office?'],
+    ['post', 'Who wrote the post mortem?'],
+    ['post', 'Who wrote the post-mortem?'],
+    ['video', 'Which video game is it?'],
+    // The noun of another kind: a video in an article's room is one the article shows.
+    ['article', 'What does the video show?'],
+    // Nothing would be left to ask.
+    ['article', 'The article?'],
+  ] as const)('in a room of an %s, "%s" names none', (kind, question) => {
+    expect(withoutItemNamed(question, kind)).toBeNull();
   });
 });

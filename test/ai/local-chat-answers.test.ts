@@ -322,3 +322,25 @@ describe('a remembered line setting the scene of what is asked', () => {
     expect(await model.answer(ask('What did Melanie say about camping at the beach?', [past]))).not.toMatch(/council/);
   });
 });
+
+describe.each(models)('"what does it say about …?" (%s)', (_name, model) => {
+  const laptop: GroundedSource = {
+    n: 1,
+    label: 'Kestrel K1',
+    content:
+      'The company says it has taken about 18,000 preorders since March. ' +
+      'The battery is held by two screws, and the keyboard can be replaced without removing the mainboard. ' +
+      'Aino Pellervo said the keyboard was the part she was proudest of.',
+  };
+
+  it('asks what the source tells of the thing, not for a sentence saying "says"', async () => {
+    const unquoted = { ...laptop, content: laptop.content.replace(/ Aino Pellervo.*$/, '') };
+    for (const question of ['What does it say about the keyboard?', 'What is said about the keyboard?', 'What does the source tell about the keyboard?']) {
+      expect(await model.answer(ask(question, [unquoted])), question).toMatch(/^The battery is held by two screws, and the keyboard can be replaced/);
+    }
+  });
+
+  it('still asks a named person for their words', async () => {
+    expect(await model.answer(ask('What did Pellervo say about the keyboard?', [laptop]))).toMatch(/^Aino Pellervo said the keyboard/);
+  });
+});

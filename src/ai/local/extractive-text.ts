@@ -335,6 +335,15 @@ const HOW_MEASURE = /\bhow\s+(long|far|old|large|big|tall|high|often|wide|deep|h
 const WHAT_HAPPENED = /\bwhat\s+(?:(?:has|had|is|was)\s+)?(happen(?:s|ed|ing)?|occurred|went\s+on)\s+(?:to|with|at|in|on|after|during|between)\b/gi;
 
 /**
+ * "What does it say about the keyboard?", "what is said of the cost?": the verb asks what a source
+ * tells of the thing after it, as "what about the keyboard?" does. Weighed as a term, `says` made
+ * `The company says it has taken about 18,000 preorders` the answer, and `said` any quote's. Not
+ * when a person is the subject: "what did Achterberg say about the cost?" asks for her words.
+ */
+const SAID_ABOUT =
+  /\bwhat\s+(?:(?:does|do|did)\s+(?:(?:it|they|this|that|(?:the|this|that)\s+[\p{L}-]+)\s+)?(say|tell|write|mention)|(?:is|was|are|were|has\s+been|have\s+been)\s+(said|told|written|mentioned))\s+(?:about|of|regarding|concerning)\b/giu;
+
+/**
  * "How long did the plasma last?": `last` asks the span as `long` does. Rare among a topic room's
  * sentences, it weighed most of the question, and a commission's pause that `would last at least
  * until … March 2027` came before Orrery-2's `ran a hydrogen plasma for 26 minutes`.
@@ -359,7 +368,8 @@ export const LEGAL_ACTION =
 /**
  * The question's content terms in order, less the measure word of a "how long"-type question, the
  * verb of its span (`last`, `take`), the verb of a rule's start (`take effect`) or of a legal action
- * (`brought the case`) and the "happened" of a "what happened to …?".
+ * (`brought the case`), the "happened" of a "what happened to …?" and the "say" of a "what does
+ * it say about …?".
  */
 export function askedTerms(question: string): string[] {
   const measures = new Set(
@@ -367,9 +377,10 @@ export function askedTerms(question: string): string[] {
       ...question.matchAll(HOW_MEASURE),
       ...question.matchAll(HOW_LONG_VERB),
       ...question.matchAll(WHAT_HAPPENED),
+      ...question.matchAll(SAID_ABOUT),
       ...question.matchAll(IN_FORCE),
       ...question.matchAll(LEGAL_ACTION),
-    ].flatMap((m) => contentTerms(m[1])),
+    ].flatMap((m) => contentTerms(m[1] ?? m[2] ?? '')),
   );
   const terms = contentTerms(question);
   if (!measures.size) return terms;

@@ -5,6 +5,7 @@
  * do not; summarises by picking the most central sentences. Answers stream word by word.
  */
 import { answerFromDetails } from './item-details-answer.js';
+import { withoutItemNamed } from '../item-questions.js';
 import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import {
   answerType,
@@ -212,7 +213,10 @@ export class LocalChatModel implements ChatModel {
 
   private async quote(asked: GroundedPrompt, signal?: AbortSignal): Promise<string> {
     const recent = asked.sources.filter((s) => s.section === 'recent').flatMap((s) => s.content.split('\n'));
-    const prompt = { ...asked, question: withAntecedent(questionFocus(asked.question), recent, asked.topic.split('\n', 1)[0]) };
+    // In an item's room "the article" names the source to quote, not a word it must hold.
+    const focused = questionFocus(asked.question);
+    const question = (asked.item && withoutItemNamed(focused, asked.item.kind)) || focused;
+    const prompt = { ...asked, question: withAntecedent(question, recent, asked.topic.split('\n', 1)[0]) };
     const when = asksWhen(prompt.question);
     const chaptersAsked = when && ASKS_WHERE_IN_VIDEO.test(prompt.question);
     const sim = await this.similarities(prompt, signal);
