@@ -103,14 +103,38 @@ export function withoutItemNamed(question: string, kind: ItemDetails['kind']): s
 
 /** What `question` asks of the room's own item (its maker, date or site), or null when it asks something else. */
 export function detailAsked(question: string): DetailAsked | null {
+  const asked = plainShortQuestion(question);
+  if (asked === null) return null;
+  for (const [detail, pattern] of ASKS) if (pattern.test(asked)) return detail;
+  return null;
+}
+
+const IN_ITEM = `(?:\\s+(?:in|by|from)\\s+(?:it|${ITEM}))?`;
+const QUOTED = '(?:quoted|interviewed|cited)';
+const QUOTES = [
+  new RegExp(`^who(?:'s|\\s+is|\\s+are|\\s+was|\\s+were|\\s+gets|\\s+got)\\s+(?:being\\s+)?${QUOTED}${IN_ITEM}$`),
+  new RegExp(`^who\\s+(?:does|did)\\s+(?:it|${ITEM})\\s+(?:quote|cite|interview)$`),
+  new RegExp(
+    `^(?:which|what)\\s+(?:people|persons|experts|officials|sources|voices|names)\\s+(?:(?:are|were)\\s+${QUOTED}${IN_ITEM}|(?:does|did)\\s+(?:it|${ITEM})\\s+(?:quote|cite|interview))$`,
+  ),
+  new RegExp(`^who(?:'s|\\s+is|\\s+are)\\s+the\\s+(?:people|persons|experts|sources|voices)\\s+${QUOTED}${IN_ITEM}$`),
+  new RegExp(`^who\\s+(?:speaks|spoke|talks|talked|is\\s+speaking|comments|commented)\\s+in\\s+(?:it|${ITEM})$`),
+];
+
+/** Whether `question` asks who the room's item quotes: "who is quoted?", "who does the article quote?". */
+export function asksWhoIsQuoted(question: string): boolean {
+  const asked = plainShortQuestion(question);
+  return asked !== null && QUOTES.some((pattern) => pattern.test(asked));
+}
+
+/** `question` lower-cased, its opening filler and closing marks off; null when too long to be one of these. */
+function plainShortQuestion(question: string): string | null {
   // A short question is all these ask; a long one is not read (the trims below scan its end).
   if (question.length > QUESTION_MAX_CHARS) return null;
-  const asked = question
+  return question
     .toLowerCase()
     .replace(/[’‘]/g, "'")
     .replace(/^[\s"'“(]*(?:(?:so|and|ok|okay|hey|hi|btw|quick question)\b[\s,:;-]*)*/, '')
     .replace(/[\s?!.,"'”)]+$/, '')
     .replace(/\s+/g, ' ');
-  for (const [detail, pattern] of ASKS) if (pattern.test(asked)) return detail;
-  return null;
 }

@@ -4,7 +4,8 @@
  */
 import { readableBody } from '../content/sources/posts.js';
 import type { GroundedSource } from '../ai/grounded-prompt.js';
-import { askedTerms, contentTerms, idfTable, weightedOverlap } from '../ai/local/extractive-text.js';
+import { askedTerms, contentTerms, idfTable, splitSentences, weightedOverlap } from '../ai/local/extractive-text.js';
+import { attributes, quotedPeople } from '../ai/local/quoted-people.js';
 import type { Comment, ItemWithoutComments, StoredItem } from '../content/types.js';
 import type { Source } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
@@ -28,7 +29,15 @@ export interface ContextOptions {
   roomItemId?: string;
   /** A passage's length, at most. */
   maxChars?: number;
+  /**
+   * "Who is quoted?": the room item's passage is its sentences giving someone words, from all of
+   * its text (`said Selma Achterberg, the deputy mayor`), which share no word with the question.
+   */
+  quotes?: boolean;
 }
+
+/** The quotes passage may run this many passages long: an article's speakers are spread through it. */
+const QUOTES_PASSAGES = 2;
 
 /**
  * Loads the selected items and picks each one's passage. Items that vanished are skipped. Only the
@@ -50,7 +59,9 @@ export async function buildContext(store: Store, selected: Candidate[], question
     const item = items.get(c.itemId);
     if (!item) continue;
     const commentedItem = c.kind === 'comment' ? withComments.get(c.itemId) : undefined;
-    const content = commentedItem ? commentPassage(commentedItem, c, question, maxChars) : documentPassage(item, c, question, maxChars);
+    const content = commentedItem
+      ? commentPassage(commentedItem, c, question, maxChars)
+      : (options.quotes && c.itemId === options.roomItemId && quotesPassage(item, maxChars * QUOTES_PASSAGES)) || documentPassage(item, c, question, maxChars);
     if (!content) continue;
     const n = grounded.length + 1;
     if (c.kind === 'comment') grounded.push({ n, label: c.label, content });
@@ -76,6 +87,31 @@ const NOT_A_DOCUMENT = /^[^\p{L}\p{N}]*(?:from\s+this\s+discussion|(?:(?:hn|redd
  */
 export function documentLabel(title: string): string {
   return NOT_A_DOCUMENT.test(readAsLatin(title)) ? `Page: ${title}` : title;
+}
+
+/**
+ * The item's sentences that give someone words, in order, as many as fit in `maxChars`; '' when
+ * none does. A person quoted by surname alone (`Lund said`) brings the sentence first writing their
+ * full name (`Nils Lund, a 19-year-old physics student`), so the passage names them whole.
+ */
+function quotesPassage(item: ItemWithoutComments, maxChars: number): string {
+  const sentences = splitSentences(readableBody(item)).map((s) => s.text);
+  const quoting = sentences.map(attributes);
+  const wanted = new Set<number>();
+  for (const person of quotedPeople(sentences.filter((_, i) => quoting[i]).join(' '), sentences.join(' '))) {
+    if (sentences.some((text, i) => quoting[i] && text.includes(person.name))) continue;
+    const first = sentences.findIndex((text) => text.includes(person.name));
+    if (first >= 0) wanted.add(first);
+  }
+  const kept: string[] = [];
+  let chars = 0;
+  for (const [i, text] of sentences.entries()) {
+    if (!quoting[i] && !wanted.has(i)) continue;
+    if (chars + text.length + 1 > maxChars) break;
+    kept.push(text);
+    chars += text.length + 1;
+  }
+  return kept.join(' ');
 }
 
 function documentPassage(item: ItemWithoutComments, c: Candidate, question: string, maxChars: number): string {

@@ -4,7 +4,7 @@
  * found is relevant enough; when nothing is, the answer abstains. The assistant streams the
  * model's answer to the prompt this returns.
  */
-import { detailAsked, withoutItemNamed } from '../ai/item-questions.js';
+import { asksWhoIsQuoted, detailAsked, withoutItemNamed } from '../ai/item-questions.js';
 import { newNonce } from '../ai/grounded-prompt.js';
 import type { ChatMessage, ChatModel } from '../ai/types.js';
 import type { AssistantStage, Source } from '../protocol/messages.js';
@@ -133,12 +133,14 @@ export class RagPipeline {
     const aboutComments = room.category === undefined && asksAboutComments(focused);
     // "Who wrote this?": asked of the room's item, answered from its details (RoomView.details).
     const ofItsDetails = room.details !== undefined && detailAsked(focused) !== null;
+    // "Who is quoted?": the item's sentences giving someone words (buildContext's `quotes`).
+    const quotesAsked = room.details !== undefined && asksWhoIsQuoted(focused);
     const candidates =
       room.category !== undefined
         ? inCategory(found.candidates, room.category, searched)
         : aboutComments
           ? found.candidates.filter((c) => c.kind !== 'comment' || c.itemId === room.id)
-          : ofItsDetails || itemNamed !== null || pointsAtTheItem(asked, searched)
+          : ofItsDetails || quotesAsked || itemNamed !== null || pointsAtTheItem(asked, searched)
             ? ofTheItem(found.candidates, room.id)
             : found.candidates;
     const best = Number.isFinite(found.questionBest) ? Math.round(found.questionBest * 1000) / 1000 : 0;
@@ -165,6 +167,7 @@ export class RagPipeline {
         aboutTheRoom(asked) ||
         ofItsDetails ||
         comments.length > 0 ||
+        quotesAsked ||
         (await heldTogether(this.options.store, candidates, searched, room.category === undefined ? room.id : undefined)));
     const chatRelevant = chat !== null && chatAnswers(asked, chat.lines);
     const recentIds = new Set(chat?.messages.map((m) => m.id) ?? []);
@@ -187,8 +190,11 @@ export class RagPipeline {
 
     hooks.onStage?.('reranking');
     t = performance.now();
-    const ranked = comments.length
-      ? { method: 'skipped' as RerankMethod, selected: comments }
+    // Asked who the item quotes, the item is the one source: no snippet holds the answer's words.
+    const quoting = quotesAsked ? candidates.filter((c) => c.itemId === room.id && c.kind !== 'comment').slice(0, 1) : [];
+    const chosen = comments.length ? comments : quoting;
+    const ranked = chosen.length
+      ? { method: 'skipped' as RerankMethod, selected: chosen }
       : documentsRelevant
         ? await rerankCandidates(this.options.chat, searched, candidates, {
             roomId: room.id,
@@ -201,8 +207,8 @@ export class RagPipeline {
     signal?.throwIfAborted();
 
     t = performance.now();
-    const selected = comments.length ? comments : roomItemFirst(ranked.selected, candidates, room.id);
-    const built = await buildContext(this.options.store, selected, searched, { roomItemId: room.id });
+    const selected = chosen.length ? chosen : roomItemFirst(ranked.selected, candidates, room.id);
+    const built = await buildContext(this.options.store, selected, searched, { roomItemId: room.id, quotes: quoting.length > 0 });
     // Cut between characters: a cut emoji's first half reached the prompt as U+FFFD.
     const topic = room.context.slice(0, safeCut(room.context, TOPIC_MAX_CHARS));
     this.log.debug({ roomId: room.id, roomContextChars: topic.length }, `Room context - Title: ${room.title}, Summary length: ${topic.length}`);

@@ -662,3 +662,15 @@ describe('a question naming the room’s item by its noun', () => {
     expect((await ask('news_n07', 'What does this article say about binoculars?')).answer).toMatch(/^[^[]*binoculars/);
   });
 });
+
+describe('a question of who the item quotes', () => {
+  it('lists the people the whole item gives words to, a surname quoted alone under its full name', async () => {
+    // "Who is quoted in the article?" abstained; "Who is quoted?" quoted `Kestrel quotes 11 hours of …`.
+    expect((await ask('news_n04', 'Who is quoted in the article?')).answer).toBe("The article quotes Aino Pellervo, Kestrel's founder [1].");
+    expect((await ask('news_n11', 'Who is quoted?')).answer).toBe(
+      'The article quotes Selma Achterberg, the deputy mayor responsible for transport [1] and Pieter Vandamme-Ross [1].',
+    );
+    // `"I thought it was a smudge …," Lund said.`: his full name is in a sentence quoting no one.
+    expect((await ask('news_n07', 'Who does the article quote?')).answer).toMatch(/^The article quotes Nils Lund \[1\] and Dr\. Amara Kessling-Oduya, /);
+  });
+});

@@ -5,7 +5,8 @@
  * do not; summarises by picking the most central sentences. Answers stream word by word.
  */
 import { answerFromDetails } from './item-details-answer.js';
-import { withoutItemNamed } from '../item-questions.js';
+import { asksWhoIsQuoted, withoutItemNamed } from '../item-questions.js';
+import { quotedOverview } from './quoted-people.js';
 import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import {
   answerType,
@@ -171,6 +172,10 @@ export class LocalChatModel implements ChatModel {
     const discussion = prompt.sources.filter((s) => s.section === 'recent' || s.section === 'memory');
     const comments = asksAboutComments(prompt.question) ? documents.filter((s) => commenterOf(s.label) !== null) : [];
     if (comments.length) return commentsOverview(comments);
+    if (prompt.item && documents.length && asksWhoIsQuoted(prompt.question)) {
+      const itemFirst = [...documents.filter((s) => s.roomItem), ...documents.filter((s) => !s.roomItem)];
+      return quotedOverview(itemFirst, prompt.item.kind) ?? `I found no one quoted by name in this ${prompt.item.kind}.`;
+    }
     const overviewAsked = asksForRoomOverview(prompt.question, prompt.topic);
     if (discussion.length && asksForDiscussionOverview(prompt.question)) return discussionOverview(discussion);
     if (overviewAsked && discussion.length && (asksAboutDiscussion(prompt.question) || !documents.length)) return discussionOverview(discussion);
