@@ -30,6 +30,20 @@ describe('"what happened?"', () => {
   });
 });
 
+describe('a question of the main argument', () => {
+  it('asks for an overview, as "the main point" does', () => {
+    for (const q of [
+      'What is the main argument of this post?',
+      'What is the central argument?',
+      "What's the main message?",
+      'What are the key messages?',
+      "What's the bottom line?",
+    ])
+      expect(asksForOverview(q), q).toBe(true);
+    for (const q of ['What argument did the minister make?', 'What is the main road?']) expect(asksForOverview(q), q).toBe(false);
+  });
+});
+
 describe('a question said with courtesies', () => {
   it('is read without a greeting or announcement before it and thanks after it', () => {
     expect(withoutCourtesies('hey, how many visits were there?')).toBe('how many visits were there?');

@@ -674,3 +674,10 @@ describe('a question of who the item quotes', () => {
     expect((await ask('news_n07', 'Who does the article quote?')).answer).toMatch(/^The article quotes Nils Lund \[1\] and Dr\. Amara Kessling-Oduya, /);
   });
 });
+
+describe('a question of an item’s main argument', () => {
+  it('is answered with the overview, as "the main point" is', async () => {
+    // It abstained ("argument" in no sentence), and before "this post" was the item's, quoted another item's `central change`.
+    expect((await ask('post_p05', 'What is the main argument of this post?')).answer).toMatch(/^Meridian USD's reserve reports said almost everything/);
+  });
+});
