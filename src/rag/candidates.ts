@@ -4,7 +4,7 @@
  * turned into a short snippet for the reranker.
  */
 import { commentLabel } from '../ai/grounded-prompt.js';
-import { contentTerms, idfTable, termSpellings } from '../ai/local/extractive-text.js';
+import { askedTerms, asksMeasure, contentTerms, idfTable, termSpellings } from '../ai/local/extractive-text.js';
 import { deedAsked } from '../ai/local/answer-cues.js';
 import { asAsked, compoundsOf, joinerFor, phraseKinOf } from '../ai/local/kin.js';
 import type { ChunkRow } from '../content/types.js';
@@ -177,11 +177,29 @@ export async function heldTogether(store: Store, candidates: Candidate[], questi
   // in an unrelated room quote a video that walks through a postmortem and names no author.
   const subject = deedSubject(question, query);
   const holdsSubject = (text: string) => subject !== undefined && matchQuery(text, subject).matches.some((m) => m.length > 0);
+  const measured = measuredSubject(question, query);
+  const holdsMeasured = (text: string) => {
+    if (!measured) return false;
+    const found = matchQuery(text, measured);
+    return found.matches.some((terms, i) => terms.length > 0 && /\p{N}/u.test(found.sentences[i].text));
+  };
   const held = heldIn(question, query);
   return (await store.chunksOfItem(itemId)).some((c) => {
     if (c.part === 'comment') return false;
-    return held(c.text, matchQuery(c.text, query, squash, true)) >= needed || holdsSubject(c.text);
+    return held(c.text, matchQuery(c.text, query, squash, true)) >= needed || holdsSubject(c.text) || holdsMeasured(c.text);
   });
+}
+
+/**
+ * The one thing a question asks a measure of ("how deep were the dives?" → dive), as a query;
+ * undefined for any other question. Its measure word is no term of the sentence telling it (`41
+ * dives at 2,300 to 3,100 metres`), so one sentence of the room's item holding the thing and a
+ * number shows the question is about it: the video's own room abstained.
+ */
+function measuredSubject(question: string, query: ReadonlySet<string>): ReadonlySet<string> | undefined {
+  if (query.size < 2 || !asksMeasure(question)) return undefined;
+  const asked = new Set(askedTerms(question));
+  return asked.size === 1 ? asked : undefined;
 }
 
 /**

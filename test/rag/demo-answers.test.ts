@@ -681,3 +681,11 @@ describe('a question of an item’s main argument', () => {
     expect((await ask('post_p05', 'What is the main argument of this post?')).answer).toMatch(/^Meridian USD's reserve reports said almost everything/);
   });
 });
+
+describe('a "how deep" question of one thing', () => {
+  it('is about the room’s item where one of its sentences holds the thing and a number', async () => {
+    // `41 dives at 2,300 to 3,100 metres` holds no "deep": the video's own room abstained.
+    expect((await ask('video_v04', 'How deep were the dives?')).answer).toMatch(/^[^[]*41 dives at 2,300 to 3,100 metres/);
+    expect((await ask('news_n07', 'How big is the nucleus?')).answer).toMatch(/^The nucleus is estimated to be between 3 and 5 kilometres across\./);
+  });
+});

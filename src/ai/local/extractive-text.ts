@@ -365,6 +365,11 @@ export const IN_FORCE =
 export const LEGAL_ACTION =
   /\b(bring|brings|brought|bringing|file|files|filed|filing|launch|launches|launched|launching|lodge|lodges|lodged|lodging|mount|mounts|mounted|mounting)\s+(?:the|a|an|this|that|their|its)\s+(?:legal\s+)?(?:case|lawsuit|suit|challenge|complaint|claim|action|appeal|petition)s?\b/gi;
 
+/** Whether `question` asks a measure ("how deep …?", "how long did it last?"): its answer is a number. */
+export function asksMeasure(question: string): boolean {
+  return question.search(HOW_MEASURE) >= 0 || question.search(HOW_LONG_VERB) >= 0;
+}
+
 /**
  * The question's content terms in order, less the measure word of a "how long"-type question, the
  * verb of its span (`last`, `take`), the verb of a rule's start (`take effect`) or of a legal action
