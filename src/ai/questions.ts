@@ -86,9 +86,9 @@ export function aboutTheRoom(question: string): boolean {
   return asksForOverview(question) || new Set(contentTerms(question)).size < SPECIFIC_TERMS_MIN;
 }
 
-/** "What did we discuss so far?", "recap", "what did I miss?": asking what the discussion said, not one thing in it. */
+/** "What did we discuss so far?", "what has been said?", "recap", "what did I miss?": asking what the discussion said, not one thing in it. */
 const DISCUSSION_OVERVIEW =
-  /^\W*(?:(?:so|and|ok|okay)\W+)?what\s+(?:have|has|did|were|was)\s+(?:we|you|people|everyone|they|y'?all)(?:\s+all)?(?:\s+been)?\s+(?:discuss|talk|chatt?|sa(?:y|id))\w*(?:\s+about)?(?:\s+(?:so far|here|earlier|today|before|until now))?\W*$|\b(?:recap|catch me up|what did i miss|what have i missed)\b/i;
+  /^\W*(?:(?:so|and|ok|okay)\W+)?what\s+(?:have|has|did|were|was)\s+(?:we|you|people|everyone|they|y'?all)(?:\s+all)?(?:\s+been)?\s+(?:discuss|talk|chatt?|sa(?:y|id))\w*(?:\s+about)?(?:\s+(?:so far|here|earlier|today|before|until now))?\W*$|^\W*(?:(?:so|and|ok|okay)\W+)?what(?:'s|\s+has|\s+have|\s+had)\s+been\s+(?:discuss|talk|chatt?|sa(?:y|id))\w*(?:\s+about)?(?:\s+(?:so far|here|earlier|today|before|until now))?\W*$|^\W*(?:(?:so|and|ok|okay)\W+)?what\s+(?:are|were)\s+(?:we|you|people|everyone|they|y'?all)(?:\s+all)?\s+(?:talking|chatting|discussing)(?:\s+about)?(?:\s+(?:so far|here|today|now))?\W*$|\b(?:recap|catch me up|what did i miss|what have i missed)\b/i;
 
 /** Whether the question asks what the discussion has said as a whole (an overview of it). */
 export function asksForDiscussionOverview(question: string): boolean {

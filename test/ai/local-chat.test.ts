@@ -220,6 +220,32 @@ describe.each([
     expect(asksForDiscussionOverview('what did we say about the stadium?')).toBe(false);
   });
 
+  it('answers "what has been discussed so far?" with what people said, not with the questions the assistant was asked before', async () => {
+    const recent: GroundedSource = {
+      n: 3,
+      label: 'From this discussion — Mara, Jonas, 28 Nov 2026',
+      section: 'recent',
+      content: [
+        'Mara (28 Nov 2026, 12:20): The tram is a waste of money, the buses work fine',
+        'Jonas (28 Nov 2026, 12:21): I disagree, 68,000 passengers a day is a lot',
+      ].join('\n'),
+    };
+    // Remembered exchanges: questions sharing their words with each other stood first.
+    const memory: GroundedSource = {
+      n: 4,
+      label: 'From this discussion — earlier',
+      section: 'memory',
+      content: ['Q: Who is quoted in this story?', 'Q: Who is quoted in the article?', 'A: The article quotes Selma Achterberg.'].join('\n'),
+    };
+    for (const question of ['What has been discussed so far?', "What's been said here?", 'What are people talking about?']) {
+      expect(asksForDiscussionOverview(question), question).toBe(true);
+      const answer = (await collect(model.stream(ask(question, [...SOURCES, recent, memory])))).join('');
+      expect(answer, question).toBe(
+        'So far in this discussion: Mara: The tram is a waste of money, the buses work fine. [3] Jonas: I disagree, 68,000 passengers a day is a lot. [3]',
+      );
+    }
+  });
+
   it('prefers the item the room is about to another source that matches as well', async () => {
     const sources: GroundedSource[] = [
       {

@@ -947,7 +947,8 @@ function discussionOverview(sources: GroundedPrompt['sources']): string {
       .map((line) => ({
         n: s.n,
         line: line.replace(CHAT_LINE_STAMP, ': ').trim(),
-        people: !ASSISTANT_LINE.test(line) && !ASKED_OF_ASSISTANT.test(spokenText(line)),
+        // A remembered exchange's question (`Q: …`) is put to the assistant as an `@ai` line is.
+        people: !ASSISTANT_LINE.test(line) && !ASKED_OF_ASSISTANT.test(spokenText(line)) && !EXCHANGE_MARK.test(spokenText(line)),
       })),
   );
   const saying = lines.filter((l) => contentTerms(l.line).length > 1);
