@@ -93,7 +93,9 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     setStage('writing');
     t = performance.now();
     let full = '';
-    const pieces = (prepared.abstained ? abstention() : deps.chat.stream(prepared.messages, controller.signal))[Symbol.asyncIterator]();
+    const pieces = (
+      prepared.reply !== undefined ? fixedAnswer(prepared.reply) : prepared.abstained ? abstention() : deps.chat.stream(prepared.messages, controller.signal)
+    )[Symbol.asyncIterator]();
     const stop = whenAborted(controller.signal, () => void pieces.return?.()?.catch(() => {}));
     try {
       for (;;) {
@@ -160,6 +162,11 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
 /** The abstention streamed like any answer, so clients need no second path. */
 async function* abstention(): AsyncIterable<string> {
   yield ABSTAIN_TEXT;
+}
+
+/** An answer the pipeline wrote itself (PreparedAnswer.reply). */
+async function* fixedAnswer(text: string): AsyncIterable<string> {
+  yield text;
 }
 
 /** Public answers are stored like any message; private ones are only sent to the asker. */

@@ -5,6 +5,7 @@
  * model's answer to the prompt this returns.
  */
 import { asksWhoIsQuoted, detailAsked, withoutItemNamed } from '../ai/item-questions.js';
+import { courtesyOf, courtesyReply } from '../ai/courtesy.js';
 import { newNonce } from '../ai/grounded-prompt.js';
 import type { ChatMessage, ChatModel } from '../ai/types.js';
 import type { AssistantStage, Source } from '../protocol/messages.js';
@@ -72,6 +73,8 @@ export interface PipelineStages {
 export interface PreparedAnswer {
   /** True when no source was relevant enough: `messages` is empty and the answer says so without a model call. */
   abstained: boolean;
+  /** The answer itself, when the question asks nothing of the sources (thanks, a greeting: courtesy.ts): no model call, no sources. */
+  reply?: string;
   messages: ChatMessage[];
   sources: Source[];
   /** Stage-1 candidates, best first (for evaluation and troubleshooting). */
@@ -102,6 +105,8 @@ export class RagPipeline {
 
   async prepare(room: RoomView, question: string, hooks: PrepareHooks = {}, thread?: ThreadView): Promise<PreparedAnswer> {
     const { signal } = hooks;
+    const courtesy = courtesyOf(question.trim());
+    if (courtesy) return courteous(courtesyReply(courtesy, room.details?.kind));
     hooks.onStage?.('searching');
     let t = performance.now();
     const memory = this.options.memory;
@@ -253,6 +258,24 @@ export class RagPipeline {
       stages: { search, rerank, context },
     };
   }
+}
+
+/** The prepared answer to a courtesy: `reply`, with nothing searched. */
+function courteous(reply: string): PreparedAnswer {
+  const context = { ms: 0, sources: 0, roomContextChars: 0, recentMessages: 0, memoryHits: 0, pastSources: 0, promptChars: 0, promptTokens: 0 };
+  return {
+    abstained: false,
+    reply,
+    messages: [],
+    sources: [],
+    candidates: [],
+    selected: [],
+    stages: {
+      search: { ms: 0, serviceMs: 0, hits: [], candidates: 0, best: 0 },
+      rerank: { ms: 0, method: 'skipped', selected: 0 },
+      context,
+    },
+  };
 }
 
 /**
