@@ -119,6 +119,7 @@ const QUOTES = [
   ),
   new RegExp(`^who(?:'s|\\s+is|\\s+are)\\s+the\\s+(?:people|persons|experts|sources|voices)\\s+${QUOTED}${IN_ITEM}$`),
   new RegExp(`^who\\s+(?:speaks|spoke|talks|talked|is\\s+speaking|comments|commented)\\s+in\\s+(?:it|${ITEM})$`),
+  new RegExp(`^who(?:'s|\\s+is|\\s+are|\\s+was|\\s+were)\\s+the\\s+(?:guests?|interviewees?|speakers?)${IN_ITEM}$`),
 ];
 
 /** Whether `question` asks who the room's item quotes: "who is quoted?", "who does the article quote?". */

@@ -16,6 +16,8 @@ describe('a question of who an item quotes', () => {
     'What sources does this piece cite?',
     'Who are the people quoted in the video?',
     'Who spoke in the article?',
+    'Who is the guest?',
+    'Who are the speakers in the video?',
   ])('"%s" is one', (question) => {
     expect(asksWhoIsQuoted(question)).toBe(true);
   });
@@ -60,6 +62,16 @@ describe('the people an item quotes', () => {
       'NISSAN SENTRA\n\nNissan said sales rose. ' +
       'Interior Minister Wolfgang Peschorn said the house would be rebuilt.';
     expect(quotedPeople(text)).toEqual([{ name: 'Wolfgang Peschorn' }]);
+  });
+
+  it('are an interview’s guests', () => {
+    const text =
+      'Days after winning the prize, archivist and novelist Tove Marangoni joins us from the records office. ' +
+      "An interview with Ann Lee, the bank's economist, about rates. We sat down with Dr. Bo Ek.";
+    expect(quotedPeople(text)).toEqual([{ name: 'Tove Marangoni' }, { name: 'Ann Lee', role: "the bank's economist" }, { name: 'Dr. Bo Ek' }]);
+    expect(quotedOverview([{ n: 1, content: text }], 'video')).toBe(
+      "The video features Tove Marangoni [1]; Ann Lee, the bank's economist [1]; and Dr. Bo Ek [1].",
+    );
   });
 
   it('are found in a long sentence of many attributions, each once', () => {

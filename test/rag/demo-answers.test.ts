@@ -689,3 +689,9 @@ describe('a "how deep" question of one thing', () => {
     expect((await ask('news_n07', 'How big is the nucleus?')).answer).toMatch(/^The nucleus is estimated to be between 3 and 5 kilometres across\./);
   });
 });
+
+describe('a question of an interview’s guest', () => {
+  it('names the guest the video’s description says joins it', async () => {
+    expect((await ask('video_v12', 'Who is the guest?')).answer).toBe('The video features Tove Marangoni [1].');
+  });
+});

@@ -55,6 +55,12 @@ const AFTER_VERB = new RegExp(
 );
 const BEFORE_VERB = new RegExp(`(?<!\\p{Lu}[\\p{L}'’-]*\\s)(${NAME})(?:,\\s+(${ROLE}))?,?\\s+${VERB}\\b`, 'gu');
 // A role here is closed by a comma: after `According to Dr. Lind, ` comes what she said.
+// An interview's guest: `novelist Tove Marangoni joins us`, `in conversation with Ann Lee`.
+const JOINS_US = new RegExp(`(?<!\\p{Lu}[\\p{L}'’-]*\\s)(${NAME})\\s+(?:joins|joined)\\s+us\\b`, 'gu');
+const TALKS_WITH = new RegExp(
+  `\\b(?:interview(?:s|ed)?(?:\\s+with)?|(?:talks?|talked|speaks?|spoke|sits?\\s+down|sat\\s+down)\\s+(?:to|with)|in\\s+conversation\\s+with|joined\\s+by)\\s+(${NAME})(?:,\\s+(${ROLE})(?=,|\\.|;|$))?`,
+  'gu',
+);
 const ACCORDING_TO = new RegExp(`\\b[Aa]ccording\\s+to\\s+(${NAME})(?:,\\s+(${ROLE})(?=,))?`, 'gu');
 /** A role written before the name: the sentence's opening words up to `, <name>,`. */
 const ROLE_BEFORE = new RegExp(`^(${ROLE}),\\s+$`, 'u');
@@ -62,7 +68,10 @@ const ROLE_BEFORE = new RegExp(`^(${ROLE}),\\s+$`, 'u');
 const LOOK_BACK_CHARS = 100;
 /** The lower-case word right before a name (`association` in `The industry association Digital Lowmark`). */
 const CALLED_BEFORE = /(?:^|\s)(\p{Ll}[\p{L}-]*)\s+$/u;
-const ATTRIBUTED = new RegExp(`\\b(?:${VERB}|[Aa]ccording\\s+to)\\b`, 'u');
+const ATTRIBUTED = new RegExp(
+  `\\b(?:${VERB}|[Aa]ccording\\s+to|joins\\s+us|joined\\s+us|[Ii]nterview(?:s|ed)?|(?:talks?|talked|speaks?|spoke|sits?\\s+down|sat\\s+down)\\s+(?:to|with)|in\\s+conversation\\s+with|joined\\s+by)\\b`,
+  'u',
+);
 /** Words of a body's name rather than a person's. */
 const BODY_WORD =
   /\b(?:Office|Council|Ministry|Department|Agency|Bureau|Company|Systems|Inc|Ltd|University|Court|Centre|Center|Association|Union|Party|Bank|Group|Authority|Commission|Committee|Board|Institute|Service|Government|Police|Times|News|Review|Daily|Foundation|Energy|Cloud|Labs|Technologies|Motors|Airlines|Media|Studios|Games|Partners|Capital|Holdings|Corp|Corporation|Metals|Mining|Resources|Industries|Therapeutics|Pharma|Pharmaceuticals|Software|Networks|Robotics|Aerospace|Shipping|Logistics|Press|Publishing|Books|Records|Pictures|Trust|Federation|Alliance|Network|Exchange)\b/u;
@@ -72,7 +81,7 @@ const BODY_ROLE =
 /** Where a role's head noun ends: before what qualifies it. */
 const ROLE_HEAD_END = /\s+(?:of|at|in|for|from|based|that|which|who|with|on|responsible|behind)\b.*$/s;
 
-/** Whether `sentence` gives words to someone (a verb of saying, "according to"). */
+/** Whether `sentence` gives words to someone (a verb of saying, "according to", an interview's `joins us`). */
 export function attributes(sentence: string): boolean {
   return ATTRIBUTED.test(sentence);
 }
@@ -89,7 +98,7 @@ export function quotedPeople(text: string, context = text): QuotedPerson[] {
   const bodies = new Set<string>();
   for (const { text: sentence } of splitSentences(text)) {
     if (!attributes(sentence)) continue;
-    for (const pattern of [AFTER_VERB, BEFORE_VERB, ACCORDING_TO]) {
+    for (const pattern of [AFTER_VERB, BEFORE_VERB, ACCORDING_TO, JOINS_US, TALKS_WITH]) {
       for (const m of sentence.matchAll(pattern)) {
         const name = withoutTitles(m[1].trim());
         if (!isPersonName(name)) continue;
@@ -189,5 +198,7 @@ export function quotedOverview(sources: Cited[], kind = 'article'): string | nul
   }
   if (!listed.length) return null;
   const last = listed.pop()!;
-  return `The ${kind} quotes ${listed.length ? `${listed.join('; ')}${listed.length > 1 ? ';' : ''} and ${last}` : last}.`;
+  // A video's people speak in it: it features them.
+  const verb = kind === 'video' ? 'features' : 'quotes';
+  return `The ${kind} ${verb} ${listed.length ? `${listed.join('; ')}${listed.length > 1 ? ';' : ''} and ${last}` : last}.`;
 }
