@@ -695,3 +695,12 @@ describe('a question of an interview’s guest', () => {
     expect((await ask('video_v12', 'Who is the guest?')).answer).toBe('The video features Tove Marangoni [1].');
   });
 });
+
+describe('a question of which thing the room discusses', () => {
+  it('asks for the thing, not for a sentence saying "discussion"', async () => {
+    // `Further reading: … the excellent discussion of it on the Ops Hour channel.` was the answer.
+    expect((await ask('topic_tech', 'Which laptop is discussed here?')).answer).toMatch(
+      /Kestrel Systems, a hardware start-up from Vessbridge, began shipping its K1 laptop/,
+    );
+  });
+});

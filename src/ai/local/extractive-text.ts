@@ -344,6 +344,14 @@ const SAID_ABOUT =
   /\bwhat\s+(?:(?:does|do|did)\s+(?:(?:it|they|this|that|(?:the|this|that)\s+[\p{L}-]+)\s+)?(say|tell|write|mention)|(?:is|was|are|were|has\s+been|have\s+been)\s+(said|told|written|mentioned))\s+(?:about|of|regarding|concerning)\b/giu;
 
 /**
+ * "Which laptop is discussed here?", "what companies are mentioned?": the verb says the room's
+ * sources hold the thing, not what they tell of it. Weighed as a term, `discussed` made a post's
+ * `the excellent discussion of it on the Ops Hour channel` the answer.
+ */
+const DISCUSSED_HERE =
+  /\b(?:is|are|was|were|being|been|get|gets|got)\s+(discussed|covered|mentioned|featured|named|reported\s+on|talked\s+about|written\s+about)(?=\s*(?:here|in\s+(?:this|the|these)\b|on\s+(?:this|the)\s+(?:page|site|room)\b|$|[?!.]))/giu;
+
+/**
  * "How long did the plasma last?": `last` asks the span as `long` does. Rare among a topic room's
  * sentences, it weighed most of the question, and a commission's pause that `would last at least
  * until … March 2027` came before Orrery-2's `ran a hydrogen plasma for 26 minutes`.
@@ -383,6 +391,7 @@ export function askedTerms(question: string): string[] {
       ...question.matchAll(HOW_LONG_VERB),
       ...question.matchAll(WHAT_HAPPENED),
       ...question.matchAll(SAID_ABOUT),
+      ...question.matchAll(DISCUSSED_HERE),
       ...question.matchAll(IN_FORCE),
       ...question.matchAll(LEGAL_ACTION),
     ].flatMap((m) => contentTerms(m[1] ?? m[2] ?? '')),
