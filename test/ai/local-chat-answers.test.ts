@@ -344,3 +344,22 @@ describe.each(models)('"what does it say about …?" (%s)', (_name, model) => {
     expect(await model.answer(ask('What did Pellervo say about the keyboard?', [laptop]))).toMatch(/^Aino Pellervo said the keyboard/);
   });
 });
+
+describe.each(models)('"how many …?" (%s)', (_name, model) => {
+  it('is answered by the number counting the thing, not by one counted per the thing', async () => {
+    // `12 to 18 people per case` counts people, not cases: it led over `140 confirmed cases`.
+    const video: GroundedSource = {
+      n: 1,
+      label: 'Measles in Port Avelin: how outbreaks start',
+      content: 'Using the Port Avelin outbreak as a case study, we explain why measles spreads to 12 to 18 people per case.',
+    };
+    const article: GroundedSource = {
+      n: 2,
+      label: 'Port Avelin measles outbreak',
+      content: 'A measles outbreak in Port Avelin has grown to 140 confirmed cases since mid-January, health authorities said.',
+    };
+    expect(await model.answer(ask('How many measles cases are there?', [video, article]))).toMatch(
+      /^A measles outbreak in Port Avelin has grown to 140 confirmed cases/,
+    );
+  });
+});

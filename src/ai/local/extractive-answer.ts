@@ -558,6 +558,8 @@ const COUNT_ASKED = /\bhow (many|much)\b|\bwhat (number|amount)\b/i;
 const TRAILING_STOPS = /(?<![.,])[.,]+$/;
 /** A number, in digits or words. */
 const NUMBER_TOKEN = new RegExp(`^(\\d[\\d.,]*|${NUMBER_WORDS})$`, 'i');
+/** A rate's word: the term after it is what a number is counted by, not what it counts. */
+const RATE_WORD = /^(?:per|each|every|a|an)$/i;
 /** Words a number may stand before the term it counts: `140 confirmed cases`. */
 const COUNTED_WITHIN = 3;
 
@@ -570,6 +572,8 @@ function countsQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
   for (let i = 0; i < tokens.length; i++) {
     if (!NUMBER_TOKEN.test(tokens[i].replace(TRAILING_STOPS, ''))) continue;
     for (let j = i + 1; j <= i + COUNTED_WITHIN && j < tokens.length; j++) {
+      // `12 to 18 people per case` counts people: what follows a rate's word is what they are counted by.
+      if (RATE_WORD.test(tokens[j])) break;
       if (contentTerms(tokens[j]).some((t) => qTerms.has(t))) return true;
     }
   }
@@ -603,6 +607,8 @@ function foretellsCount(sentence: string, qTerms: Set<string>): boolean {
     const before = tokens.slice(Math.max(0, i - FORETOLD_WITHIN), i).map((t) => t.replace(TRAILING_STOPS, ''));
     if (!before.some((t) => FORETELLING.test(t))) continue;
     for (let j = i + 1; j <= i + COUNTED_WITHIN && j < tokens.length; j++) {
+      // `12 to 18 people per case` counts people: what follows a rate's word is what they are counted by.
+      if (RATE_WORD.test(tokens[j])) break;
       if (contentTerms(tokens[j]).some((t) => qTerms.has(t))) return true;
     }
   }
