@@ -122,20 +122,32 @@ export function chatStamp(iso: string): string {
 /** A chatStamp in its parentheses, as chat lines and the memory chunks made of them carry it. */
 export const CHAT_STAMP = /\(\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d\)/;
 
+/** How a sentence ends: a stop, or a pause a marker may follow (`in March [1, 3], as …`), closing quotes after it. */
+const SENTENCE_STOP = /[.!?…:;,]["'”’)\]]*$/;
+/** What begins a sentence after a marker: spaces, an opening quote, a capital. */
+const SENTENCE_AFTER = /^\s+["'“‘(]?\p{Lu}/u;
+/** Characters after a marker read for SENTENCE_AFTER: a few spaces and the capital. */
+const SENTENCE_AFTER_CHARS = 8;
+
 /**
  * The text without its `[n]` (or `[n, m]`) citation markers and the spaces before them: an old
  * answer's numbers belong to another prompt. The markers are found first and the spaces trimmed back from each:
  * as one pattern (`\s*\[\d{1,2}\]`), a run of spaces with no marker after it was rescanned from
  * each of its positions, and a model's answer of 64,000 spaces took seconds of the event loop,
- * once when remembered and again in every later ask's recent chat.
+ * once when remembered and again in every later ask's recent chat. A marker that ended a sentence
+ * with no stop of its own leaves one.
  */
 export function withoutCitations(text: string): string {
   const marker = /\[\d{1,2}(?:\s*,\s*\d{1,2})*\]/g;
   let out = '';
   let from = 0;
   for (let m = marker.exec(text); m; m = marker.exec(text)) {
-    out += text.slice(from, m.index).trimEnd();
+    const before = text.slice(from, m.index).trimEnd();
     from = m.index + m[0].length;
+    // A marker ending a sentence that has no stop of its own (a video's chapter line, `22:40 The
+    // vote [1] Plus the funding …`) was its end: taken out, the two sentences ran into one.
+    const endsUnstopped = out.length + before.length > 0 && !SENTENCE_STOP.test(before || out);
+    out += endsUnstopped && SENTENCE_AFTER.test(text.slice(from, from + SENTENCE_AFTER_CHARS)) ? `${before}.` : before;
   }
   return from === 0 ? text : out + text.slice(from);
 }

@@ -145,6 +145,13 @@ describe('withoutCitations', () => {
     expect(withoutCitations('The council approved it in March [1, 3], as [2,4] said.')).toBe('The council approved it in March, as said.');
   });
 
+  it('leaves a stop where a marker ended a sentence that had none', () => {
+    // A video's chapter line: `22:40 The vote [1] Plus the funding …` was remembered as one sentence.
+    expect(withoutCitations('22:40 The vote [1] Plus the funding breakdown. [1]')).toBe('22:40 The vote. Plus the funding breakdown.');
+    expect(withoutCitations('Chapters [1] [2] "Then" more')).toBe('Chapters. "Then" more');
+    expect(withoutCitations('It rose [1] 5 per cent, says Ann Lee [2].')).toBe('It rose 5 per cent, says Ann Lee.');
+  });
+
   it('reads an answer of 300,000 spaces in linear time (the pattern rescanned them: minutes of the event loop)', () => {
     const text = `a${' '.repeat(300_000)}b`;
     expect(withoutCitations(text)).toBe(text);
