@@ -54,13 +54,13 @@ const AFTER_VERB = new RegExp(
   'gu',
 );
 const BEFORE_VERB = new RegExp(`(?<!\\p{Lu}[\\p{L}'’-]*\\s)(${NAME})(?:,\\s+(${ROLE}))?,?\\s+${VERB}\\b`, 'gu');
-// A role here is closed by a comma: after `According to Dr. Lind, ` comes what she said.
+/** Words putting a guest before an interview's audience: `an interview with`, `we sat down with`. */
+const INTERVIEWED =
+  '(?:[Ii]nterview(?:s|ed)?(?:\\s+with)?|(?:talks?|talked|speaks?|spoke|sits?\\s+down|sat\\s+down)\\s+(?:to|with)|in\\s+conversation\\s+with|joined\\s+by)';
 // An interview's guest: `novelist Tove Marangoni joins us`, `in conversation with Ann Lee`.
 const JOINS_US = new RegExp(`(?<!\\p{Lu}[\\p{L}'’-]*\\s)(${NAME})\\s+(?:joins|joined)\\s+us\\b`, 'gu');
-const TALKS_WITH = new RegExp(
-  `\\b(?:interview(?:s|ed)?(?:\\s+with)?|(?:talks?|talked|speaks?|spoke|sits?\\s+down|sat\\s+down)\\s+(?:to|with)|in\\s+conversation\\s+with|joined\\s+by)\\s+(${NAME})(?:,\\s+(${ROLE})(?=,|\\.|;|$))?`,
-  'gu',
-);
+const TALKS_WITH = new RegExp(`\\b${INTERVIEWED}\\s+(${NAME})(?:,\\s+(${ROLE})(?=,|\\.|;|$))?`, 'gu');
+// A role here is closed by a comma: after `According to Dr. Lind, ` comes what she said.
 const ACCORDING_TO = new RegExp(`\\b[Aa]ccording\\s+to\\s+(${NAME})(?:,\\s+(${ROLE})(?=,))?`, 'gu');
 /** A role written before the name: the sentence's opening words up to `, <name>,`. */
 const ROLE_BEFORE = new RegExp(`^(${ROLE}),\\s+$`, 'u');
@@ -68,10 +68,7 @@ const ROLE_BEFORE = new RegExp(`^(${ROLE}),\\s+$`, 'u');
 const LOOK_BACK_CHARS = 100;
 /** The lower-case word right before a name (`association` in `The industry association Digital Lowmark`). */
 const CALLED_BEFORE = /(?:^|\s)(\p{Ll}[\p{L}-]*)\s+$/u;
-const ATTRIBUTED = new RegExp(
-  `\\b(?:${VERB}|[Aa]ccording\\s+to|joins\\s+us|joined\\s+us|[Ii]nterview(?:s|ed)?|(?:talks?|talked|speaks?|spoke|sits?\\s+down|sat\\s+down)\\s+(?:to|with)|in\\s+conversation\\s+with|joined\\s+by)\\b`,
-  'u',
-);
+const ATTRIBUTED = new RegExp(`\\b(?:${VERB}|[Aa]ccording\\s+to|joins\\s+us|joined\\s+us|${INTERVIEWED})\\b`, 'u');
 /** Words of a body's name rather than a person's. */
 const BODY_WORD =
   /\b(?:Office|Council|Ministry|Department|Agency|Bureau|Company|Systems|Inc|Ltd|University|Court|Centre|Center|Association|Union|Party|Bank|Group|Authority|Commission|Committee|Board|Institute|Service|Government|Police|Times|News|Review|Daily|Foundation|Energy|Cloud|Labs|Technologies|Motors|Airlines|Media|Studios|Games|Partners|Capital|Holdings|Corp|Corporation|Metals|Mining|Resources|Industries|Therapeutics|Pharma|Pharmaceuticals|Software|Networks|Robotics|Aerospace|Shipping|Logistics|Press|Publishing|Books|Records|Pictures|Trust|Federation|Alliance|Network|Exchange)\b/u;
