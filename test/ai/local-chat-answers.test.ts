@@ -363,3 +363,16 @@ describe.each(models)('"how many …?" (%s)', (_name, model) => {
     );
   });
 });
+
+describe.each(models)('a quoted chat line ending in brackets (%s)', (_name, model) => {
+  it('gets no second stop after an escaped bracket closing its stop', async () => {
+    const recent: GroundedSource = {
+      n: 2,
+      label: 'From this discussion — Ann, Bo, 28 Nov 2026',
+      section: 'recent',
+      content: 'Ann (28 Nov 2026, 12:20): The depot moves to Ostkaai [per the minutes.]\nBo (28 Nov 2026, 12:21): I like trams',
+    };
+    const tram: GroundedSource = { n: 1, label: 'Tram', content: 'The council approved the tram.' };
+    expect(await model.answer(ask('Where does the depot move?', [tram, recent]))).toBe('Ann: The depot moves to Ostkaai \\[per the minutes.\\] [2]');
+  });
+});

@@ -983,12 +983,14 @@ function quoted(sentence: string): string {
 /**
  * A quoted line of the discussion with a full stop when it ends without any: the answer is read
  * back from the chat without its `[n]`, and `… methanol is tricky to store For about five months …`
- * ran two quotes into one. A stop inside closing quotes or brackets counts. A document's sentence
+ * ran two quotes into one. A stop inside closing quotes or brackets counts, escaped or not. A document's sentence
  * is quoted as written (a video's chapter line has no stop).
  */
 function endedSentence(sentence: string): string {
-  return /[.!?…]["'\u201d\u2019)\]]*$/.test(sentence) ? sentence : `${sentence}.`;
+  return ENDED.test(sentence) ? sentence : `${sentence}.`;
 }
+/** A stop, closing quotes or brackets after it, escaped as a quote's markup is (`\[noted.\]`). */
+const ENDED = /[.!?…](?:\\?["'\u201d\u2019)\]])*$/;
 
 /** The line with a full stop when it ends without one, so quoted lines read as sentences. */
 function withStop(line: string): string {
