@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { item } from './store/contract.js';
-import { salon, tempDir, testApp } from './helpers.js';
+import { spawn } from 'node:child_process';
+import { SALON_BIN, salon, tempDir, testApp } from './helpers.js';
 import { joined, until } from './rooms/helpers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -143,3 +144,97 @@ describe('salon import', () => {
     );
   }, 60_000);
 });
+
+describe('salon import stopped and run again', () => {
+  /** `n` messages a minute apart from `start`, their text telling them apart. */
+  const minutes = (n: number, start: number, tag: string) =>
+    Array.from({ length: n }, (_, i) => ({
+      author: { name: ['Caroline', 'Melanie', 'Jon'][i % 3] },
+      text: `${tag} ${i}: the ferry ran ${i % 7} times and the market sold ${i % 11} apples.`,
+      ts: new Date(start + i * 60_000).toISOString(),
+    }));
+
+  it('logs for the servers the memory it stored before a SIGTERM, and the same import again finishes it, past the rooms’ 8,192-seq window', async () => {
+    const { dir, env } = await seeded();
+    const first = join(dir, 'first.json');
+    const second = join(dir, 'second.json');
+    writeFileSync(first, JSON.stringify(minutes(5_000, Date.UTC(2023, 4, 1), 'Early')));
+    writeFileSync(second, JSON.stringify(minutes(5_000, Date.UTC(2023, 5, 1), 'Later')));
+    const done = await salon(['import', first, '--room', 'news_1'], env);
+    expect(done.code, done.stderr).toBe(0);
+    const read = () => {
+      const db = new Database(join(dir, 'salon.db'), { readonly: true });
+      try {
+        return {
+          messages: db.prepare("SELECT COUNT(*) FROM messages WHERE room_id = 'news_1'").pluck().get() as number,
+          chunks: db.prepare('SELECT id, message_ids FROM memory_chunks').all() as { id: number; message_ids: string }[],
+          logged: new Set(
+            (db.prepare("SELECT ids FROM index_changes WHERE target = 'memory'").pluck().all() as string[]).flatMap((ids) => JSON.parse(ids) as number[]),
+          ),
+        };
+      } finally {
+        db.close();
+      }
+    };
+    const firstChunks = read().chunks.length;
+
+    // The second import, seqs 5,001–10,000, held where it is (SIGSTOP) once its memory is being
+    // built, then sent SIGTERM.
+    const counter = new Database(join(dir, 'salon.db'), { readonly: true });
+    const chunksNow = counter.prepare('SELECT COUNT(*) FROM memory_chunks').pluck();
+    const stopped = await salonStoppedWhen(['import', second, '--room', 'news_1'], env, () => (chunksNow.get() as number) > firstChunks);
+    counter.close();
+    expect(stopped.signal).toBeNull();
+    expect(stopped.code, stopped.stderr).toBe(143);
+    expect(stopped.stderr).toMatch(/^salon import: stopped by SIGTERM; run the same import again to finish it$/m);
+    const half = read();
+    expect(half.messages).toBe(10_000);
+    // Stopped midway: its memory begun, not done.
+    expect(half.chunks.length).toBeGreaterThan(firstChunks);
+    expect(half.chunks.length).toBeLessThan(2 * firstChunks);
+    // Every chunk it stored is in the log the running servers read, none left to their next start.
+    expect(half.chunks.filter((c) => !half.logged.has(c.id))).toEqual([]);
+
+    const again = await salon(['import', second, '--room', 'news_1'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ stored: 0 });
+    const whole = read();
+    expect(whole.messages).toBe(10_000);
+    expect(whole.chunks.filter((c) => !whole.logged.has(c.id))).toEqual([]);
+    // Each message is remembered once.
+    const remembered = whole.chunks.flatMap((c) => JSON.parse(c.message_ids) as string[]);
+    expect(new Set(remembered).size).toBe(remembered.length);
+    expect(remembered.length).toBe(10_000);
+  }, 240_000);
+});
+
+/**
+ * Runs `salon`, and once `when()` holds (asked every 2 ms) holds it where it is with SIGSTOP,
+ * sends it SIGTERM and lets it go on to handle it.
+ */
+function salonStoppedWhen(
+  args: string[],
+  env: Record<string, string>,
+  when: () => boolean,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SALON_BIN, ...args], {
+      env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    const poll = setInterval(() => {
+      if (!when()) return;
+      clearInterval(poll);
+      child.kill('SIGSTOP');
+      child.kill('SIGTERM');
+      child.kill('SIGCONT');
+    }, 2);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearInterval(poll);
+      resolve({ code, signal, stderr });
+    });
+  });
+}

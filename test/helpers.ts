@@ -87,7 +87,7 @@ export async function testApp(
 
 export const ADMIN = { authorization: 'Bearer test-admin-token' };
 
-const SALON_BIN = join(__dirname, '../bin/salon.js');
+export const SALON_BIN = join(__dirname, '../bin/salon.js');
 
 /** Runs the built `salon` CLI (bin/salon.js runs dist/: needs the build) with `env` added; resolves with its exit code and output. */
 export function salon(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {

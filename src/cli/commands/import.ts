@@ -28,6 +28,14 @@ import { printable } from '../printable.js';
 const USAGE = 'import FILE --room ID [--thread THREAD]';
 const EXIT_USAGE = 2;
 /**
+ * Memory chunk ids logged for the running servers in one entry while the run goes on: logged only
+ * at its end, a run killed while building the memory logged none, and the servers never indexed
+ * the chunks it had stored. One entry per chunk was hundreds for a large import, each applied apart.
+ */
+const MEMORY_NOTICE_IDS = 256;
+/** Exit codes of a run stopped by a signal, as a shell reports them (128 + the signal's number). */
+const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+/**
  * FILE's text, refused past IMPORT_MAX_BYTES (what POST …/import takes) before it is read, without
  * a leading byte order mark: tools on Windows write UTF-8 with one, and JSON.parse refused such a
  * file as an unexpected token, a character nobody sees.
@@ -102,6 +110,26 @@ const importCommand: Command = {
     // applied one by one.
     const changes = new OfflineChanges(store);
     const changed = new Set<number>();
+    const logChanged = () => {
+      changes.record('memory', [...changed]);
+      changed.clear();
+    };
+    // Stopped (Ctrl-C, a service manager), the run logs what it stored for the servers before it
+    // exits: what it stored stays (all its messages, or none), and the same import again goes on.
+    const stop = (signal: 'SIGINT' | 'SIGTERM') => {
+      console.error(`salon import: stopped by ${signal}; run the same import again to finish it`);
+      // Chunks the memory stores while the log is written are logged too.
+      const drain = async () => {
+        do {
+          logChanged();
+          await changes.flush();
+        } while (changed.size);
+      };
+      void drain()
+        .catch(() => {})
+        .finally(() => process.exit(SIGNAL_EXIT[signal]));
+    };
+    process.once('SIGINT', stop).once('SIGTERM', stop);
     let bar: ProgressBar | null = null;
     let remembered = 0;
     const memory = new ImportMemory({
@@ -112,7 +140,10 @@ const importCommand: Command = {
       index,
       maxChunksPerThread: config.MEMORY_MAX_CHUNKS_PER_THREAD,
       retentionDays: config.MEMORY_RETENTION_DAYS,
-      onChanged: (ids) => ids.forEach((id) => changed.add(id)),
+      onChanged: (ids) => {
+        ids.forEach((id) => changed.add(id));
+        if (changed.size >= MEMORY_NOTICE_IDS) logChanged();
+      },
       onStored: (chunk) =>
         chunk.messageIds.forEach(() => {
           remembered++;
@@ -146,10 +177,11 @@ const importCommand: Command = {
       console.error(`salon import: ${err.code}: ${printable(err.message)}`);
       return 1;
     } finally {
+      process.off('SIGINT', stop).off('SIGTERM', stop);
       await memory.close();
       await index.close();
       // What a run that failed midway stored is logged too.
-      changes.record('memory', [...changed]);
+      logChanged();
       await changes.flush();
       await store.close();
     }
