@@ -110,7 +110,8 @@ describe('discussion threads (HN and Reddit) behind URLs', () => {
     const job = await service.run({ url: 'https://news.ycombinator.com/item?id=7001' });
     expect(job).toMatchObject({ status: 'done', done: 1, itemIds: ['news_hn7001'], failures: [] });
     const item = (await store.getItem('news_hn7001'))!;
-    expect(item).toMatchObject({ title: 'Linked story', url: `${web.origin}/story`, source: 'hn' });
+    // The page names no author: its submitter is none.
+    expect(item).toMatchObject({ title: 'Linked story', url: `${web.origin}/story`, source: 'hn', author: null });
     expect(item.body).toContain('sixty years');
     expect(item.comments.map((c) => c.by)).toEqual(['alice', 'bob']);
     const messages = log.lines.map((l) => l.msg);
@@ -136,14 +137,16 @@ describe('discussion threads (HN and Reddit) behind URLs', () => {
     const link = await service.run({ url: 'https://www.reddit.com/r/programming/comments/abc12/timber_pier_approved/' });
     expect(link).toMatchObject({ status: 'done', itemIds: ['news_redditabc12'] });
     const item = (await store.getItem('news_redditabc12'))!;
-    expect(item).toMatchObject({ title: 'Timber pier approved', url: `${web.origin}/story`, source: 'reddit', siteName: 'Fixture Times' });
+    expect(item).toMatchObject({ title: 'Timber pier approved', url: `${web.origin}/story`, source: 'reddit', siteName: 'Fixture Times', author: null });
     expect(item.comments).toEqual([
       { by: 'ana', text: 'Sixty years sounds optimistic for timber.', time: 1_700_000_101 },
       { by: 'ben', text: 'It is treated oak, it will last.', time: 1_700_000_103 },
     ]);
     const self = await service.run({ url: 'https://redd.it/self9' });
     expect(self.itemIds).toEqual(['news_redditself9']);
+    // A text post is its poster's own.
     expect(await store.getItem('news_redditself9')).toMatchObject({
+      author: 'poster',
       body: 'Asking for a pier.',
       siteName: 'Reddit',
       comments: [{ by: 'cy', text: 'Decades.' }],

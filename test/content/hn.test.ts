@@ -192,9 +192,19 @@ describe('storyToItem', () => {
       siteName: 'Dropbox',
       comments,
     });
-    // without the article: the story's own title, no body, the link's host as site
+    // without the article: the story's own title, no body, the link's host as site, and no author:
+    // the submitter of a link wrote the story's title, not the page ("This article is by dhouston").
     const bare = validateItem(storyToItem(story, comments, null), opts);
-    expect(bare).toMatchObject({ url: 'http://www.getdropbox.com/u/2/screencast.html', body: '', siteName: 'getdropbox.com', author: 'dhouston' });
+    expect(bare).toMatchObject({ url: 'http://www.getdropbox.com/u/2/screencast.html', body: '', siteName: 'getdropbox.com', author: null });
+  });
+
+  it('dates a linked page by the page, and a story without one by its submission', () => {
+    const story = byId(8863);
+    const page = { title: 'Dropbox', text: 'Article body.', publishedTime: '2007-03-01T09:00:00Z', url: 'https://www.getdropbox.com/x' };
+    expect(validateItem(storyToItem(story, [], page), opts).publishedAt).toBe('2007-03-01T09:00:00.000Z');
+    expect(validateItem(storyToItem(story, [], { ...page, publishedTime: 'not a date' }), opts).publishedAt).toBe(
+      new Date((story.time as number) * 1000).toISOString(),
+    );
   });
 });
 

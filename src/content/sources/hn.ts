@@ -164,9 +164,11 @@ export function storyToItem(story: HnItem, comments: Comment[], article: Article
     body,
     comments,
     category: HN_DEFAULT_CATEGORY,
-    publishedAt: seconds ? fetchedDateOf(new Date(seconds * 1000).toISOString()) : null,
+    // A linked page's own date and byline: the story's time is when it was submitted, and its
+    // submitter wrote the page only when there is no link (an Ask HN's text is theirs).
+    publishedAt: fetchedDateOf(article?.publishedTime) ?? (seconds ? fetchedDateOf(new Date(seconds * 1000).toISOString()) : null),
     image,
-    author: article?.byline || by,
+    author: article?.byline || (link ? null : by),
     siteName: article?.siteName || (link ? hostOf(link) : 'Hacker News'),
     source: 'hn',
   };

@@ -137,9 +137,11 @@ function threadToItem(
     body,
     comments,
     category: null,
-    publishedAt: created,
+    // A linked page's own date and byline: the post's time is when it was submitted, and its
+    // submitter wrote the page only when there is no link (a self post's text is theirs).
+    publishedAt: fetchedDateOf(article?.publishedTime) ?? created,
     image: null,
-    author: article?.byline || str(post.author) || null,
+    author: article?.byline || (link ? null : str(post.author)) || null,
     siteName: article?.siteName || (link ? hostOf(link) : 'Reddit'),
     source: 'reddit',
   };
