@@ -103,6 +103,12 @@ interface Counted {
   inRoom: boolean;
   /** Its place in the queue, held while its question is posted. */
   hold: QueueHold;
+  /**
+   * Whether it will wait for its turn: held while the room's answer slot is free and no ask waits,
+   * it starts at once, and is no question of its asker's waiting (waitingOf): counted as one, an
+   * asker's next ask in a room with no line was refused as "you have 1 question waiting".
+   */
+  waits: boolean;
 }
 
 /** An ask on this node, waiting in the queue or being answered. */
@@ -196,12 +202,13 @@ export class SalonAssistant implements RoomAssistant {
    */
   admit(request: AskRequest): Admission {
     this.refusing(() => this.check(request));
+    const waits = !this.queue.startsNow(request.roomId);
     const hold = this.queue.hold(request.roomId);
     const at = Date.now();
     this.count(request, at);
     const admission = { roomId: request.roomId };
-    this.admissions.set(admission, { askerId: request.asker.id, address: request.address, at, hold, inRoom: !request.private });
-    this.countHeld(request.roomId, request.asker.id, request.address, 1);
+    this.admissions.set(admission, { askerId: request.asker.id, address: request.address, at, hold, inRoom: !request.private, waits });
+    if (waits) this.countHeld(request.roomId, request.asker.id, request.address, 1);
     return admission;
   }
 
@@ -211,7 +218,7 @@ export class SalonAssistant implements RoomAssistant {
     if (!counted) return;
     this.admissions.delete(admission);
     this.queue.release(counted.hold);
-    this.countHeld(admission.roomId, counted.askerId, counted.address, -1);
+    if (counted.waits) this.countHeld(admission.roomId, counted.askerId, counted.address, -1);
     this.users.forget(counted.askerId, counted.at);
     if (counted.inRoom) this.rooms.forget(admission.roomId, counted.at);
     if (counted.address) this.addresses.forget(counted.address, counted.at);
@@ -297,7 +304,7 @@ export class SalonAssistant implements RoomAssistant {
     const counted = admission !== undefined && admission.roomId === request.roomId ? this.admissions.get(admission) : undefined;
     if (counted) {
       this.admissions.delete(admission!);
-      this.countHeld(request.roomId, counted.askerId, counted.address, -1);
+      if (counted.waits) this.countHeld(request.roomId, counted.askerId, counted.address, -1);
     }
     const admitted = counted !== undefined;
     try {

@@ -278,6 +278,28 @@ describe('fairness', () => {
     await expect(a.ask(next).done).resolves.toMatchObject({ abstained: expect.any(Boolean) });
   });
 
+  it('counts an admitted ask that starts at once as no question of its asker’s waiting', async () => {
+    const chat = new GatedChat();
+    // No line: the asker's next ask, while the first is being posted, is refused busy, not told of
+    // "1 question waiting".
+    const none = make(chat, { maxWaitingPerRoom: 0 });
+    const ada = await request({ asker: { id: 'u1', name: 'Ada' }, clientId: 'c1' });
+    const held = none.admit(ada);
+    const again = await request({ asker: { id: 'u1', name: 'Ada' }, clientId: 'c2' });
+    for (const refused of [() => none.admit(again), () => none.ask(again)]) expect(refused).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+    // A line of two (one each): the asker's next ask takes its place in it, and the one after is hers too many.
+    const two = make(chat, { maxWaitingPerRoom: 2 });
+    const first = two.admit(ada);
+    const second = two.admit(again);
+    expect(() => two.admit({ ...again, clientId: 'c3' })).toThrow(
+      expect.objectContaining({ code: 'ERR_RATE_LIMITED', message: expect.stringMatching(/you have 1 question waiting/) }),
+    );
+    const answers = [none.ask(ada, held), two.ask(ada, first), two.ask(again, second)];
+    expect(answers.map((a) => a.position)).toEqual([0, 0, 1]);
+    chat.open();
+    await Promise.all(answers.map((a) => a.done));
+  });
+
   it('starts an admitted ask at once with no line, though another room asked while it was being posted (maxWaitingPerRoom 0)', async () => {
     const chat = new GatedChat();
     const a = make(chat, { maxWaitingPerRoom: 0, queue: { concurrency: 1 } });
