@@ -101,6 +101,52 @@ export function withoutItemNamed(question: string, kind: ItemDetails['kind']): s
   return /[\p{L}\p{N}]/u.test(left) ? left : null;
 }
 
+/** The item's maker as one whose views a question asks: "the author", "the host of this video". */
+const STANCE_HOLDER = `(?:the|this|that)\\s+(?:author|writer|blogger|poster|reporter|journalist|columnist|host|presenter|narrator|creator|youtuber|vlogger)(?:\\s+(?:of|behind)\\s+(?:this|that|the)\\s+${NOUN})?`;
+const ABOUT = '(?:about|of|on|regarding|concerning|towards?)';
+const VIEW = '(?:view|views|opinion|opinions|position|stance|take|verdict|thoughts|feelings|attitude)';
+/**
+ * Questions asking what the item's maker thinks, each with the part (group 1) that says of what,
+ * asked then as "what does it say about …?"; an empty part asks the item's argument as a whole.
+ */
+const STANCES: RegExp[] = [
+  new RegExp(`^(?:what|how)\\s+(?:does|did|do)\\s+${STANCE_HOLDER}\\s+(?:think|feel|believe|say|write|make)\\s+${ABOUT}\\s+(.+)$`, 'i'),
+  new RegExp(`^what(?:'s|\\s+is|\\s+was|\\s+are|\\s+were)\\s+${STANCE_HOLDER}'s\\s+${VIEW}\\s+${ABOUT}\\s+(.+)$`, 'i'),
+  new RegExp(
+    `^(?:does|did|do)\\s+${STANCE_HOLDER}\\s+(?:really\\s+)?(?:support|like|dislike|love|hate|oppose|favou?r|endorse|recommend|back|trust|want|agree\\s+with|disagree\\s+with|approve\\s+of|think|believe|feel|say|argue|claim|suggest)\\s+(?:that\\s+)?(.+)$`,
+    'i',
+  ),
+  new RegExp(`^what\\s+(?:does|did|do)\\s+${STANCE_HOLDER}\\s+(?:think|believe|argue|want|propose|recommend|suggest|conclude|claim|mean)()$`, 'i'),
+  new RegExp(`^what(?:'s|\\s+is|\\s+was)\\s+${STANCE_HOLDER}'s\\s+(?:${VIEW}|argument|point|conclusion|message|thesis)()$`, 'i'),
+];
+/** "According to the author, …", "… in the writer's view": who says it, around a question of its own. */
+const ACCORDING_TO = new RegExp(
+  `^(?:according\\s+to|in)\\s+${STANCE_HOLDER}(?:'s\\s+${VIEW})?\\s*,?\\s+|,?\\s+(?:according\\s+to|in)\\s+${STANCE_HOLDER}(?:'s\\s+${VIEW})?(?=\\s*[?!.]*$)`,
+  'i',
+);
+
+/**
+ * `question` asked of the room's item when it asks what the item's maker thinks ("what does the
+ * author think about crunch?", "does the writer support the tram?", "… according to the author?"),
+ * or null when it asks no such thing. The maker holds the item's views: searched for, "author" and
+ * "think" weighed as much as "crunch", and a post whose every paragraph argues about crunch was
+ * judged not to cover it.
+ */
+export function withoutMakerStance(question: string): string | null {
+  if (question.length > QUESTION_MAX_CHARS) return null;
+  const trimmed = question
+    .trim()
+    .replace(/[’‘]/g, "'")
+    .replace(/[\s?!.]+$/, '');
+  for (const stance of STANCES) {
+    const m = stance.exec(trimmed);
+    if (m) return m[1] ? `What does it say about ${m[1]}?` : 'What is the main argument?';
+  }
+  const left = trimmed.replace(ACCORDING_TO, '');
+  if (left === trimmed || !/[\p{L}\p{N}]/u.test(left)) return null;
+  return `${left.charAt(0).toUpperCase()}${left.slice(1)}?`;
+}
+
 /** What `question` asks of the room's own item (its maker, date or site), or null when it asks something else. */
 export function detailAsked(question: string): DetailAsked | null {
   const asked = plainShortQuestion(question);

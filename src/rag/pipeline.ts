@@ -4,7 +4,7 @@
  * found is relevant enough; when nothing is, the answer abstains. The assistant streams the
  * model's answer to the prompt this returns.
  */
-import { asksWhoIsQuoted, detailAsked, withoutItemNamed } from '../ai/item-questions.js';
+import { asksWhoIsQuoted, detailAsked, withoutItemNamed, withoutMakerStance } from '../ai/item-questions.js';
 import { courtesyOf, courtesyReply } from '../ai/courtesy.js';
 import { newNonce } from '../ai/grounded-prompt.js';
 import type { ChatMessage, ChatModel } from '../ai/types.js';
@@ -120,7 +120,9 @@ export class RagPipeline {
     const focused = questionFocus(question);
     // "What does the article say about the keyboard?" in an item's room asks the item about the
     // keyboard: "article" names which source, so it is neither searched for nor weighed.
-    const itemNamed = room.details ? withoutItemNamed(focused, room.details.kind) : null;
+    // "What does the author think about crunch?" asks it of the item too: "what does it say about crunch?".
+    const stance = room.details ? withoutMakerStance(focused) : null;
+    const itemNamed = room.details ? (withoutItemNamed(stance ?? focused, room.details.kind) ?? stance) : null;
     const asked = itemNamed ?? focused;
     const earlyChat = thread && leansBack(asked) ? await recentChat(this.options.store, thread.id, thread.beforeSeq) : undefined;
     const searched = earlyChat ? withAntecedent(asked, earlyChat.lines, room.title) : asked;
@@ -173,6 +175,7 @@ export class RagPipeline {
         ofItsDetails ||
         comments.length > 0 ||
         quotesAsked ||
+        stance !== null ||
         (await heldTogether(this.options.store, candidates, searched, room.category === undefined ? room.id : undefined)));
     const chatRelevant = chat !== null && chatAnswers(asked, chat.lines);
     const recentIds = new Set(chat?.messages.map((m) => m.id) ?? []);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NOT_COVERED, newNonce, parseGroundedPrompt, renderGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
-import { detailAsked, withoutItemNamed } from '../../src/ai/item-questions.js';
+import { detailAsked, withoutItemNamed, withoutMakerStance } from '../../src/ai/item-questions.js';
 import { LocalChatModel } from '../../src/ai/local/local-chat.js';
 import { itemDetails, type ItemDetails } from '../../src/content/item-details.js';
 import { blankItem } from '../../src/content/types.js';
@@ -187,5 +187,36 @@ describe('the room’s item named in a question', () => {
     ['article', 'The article?'],
   ] as const)('in a room of an %s, "%s" names none', (kind, question) => {
     expect(withoutItemNamed(question, kind)).toBeNull();
+  });
+});
+
+describe('a question of what the item’s maker thinks', () => {
+  it.each([
+    ['What does the author think about crunch?', 'What does it say about crunch?'],
+    ['how does the writer feel about the tram', 'What does it say about the tram?'],
+    ["What's the author’s view on rate limits?", 'What does it say about rate limits?'],
+    ['What is the host of this video’s opinion of stellarators?', 'What does it say about stellarators?'],
+    ['What is the opinion of the host on stellarators?', null],
+    ['Does the author support the tram?', 'What does it say about the tram?'],
+    ['Does the blogger think that crunch can be avoided?', 'What does it say about crunch can be avoided?'],
+    ['What does the author of this post argue?', 'What is the main argument?'],
+    ["What's the presenter's conclusion?", 'What is the main argument?'],
+    ['Is crunch inevitable according to the author?', 'Is crunch inevitable?'],
+    ['According to the writer, why did the pilot work?', 'Why did the pilot work?'],
+    ["In the author's view, is sodium-ion ready?", 'Is sodium-ion ready?'],
+  ] as const)('"%s" is asked as %j', (question, asked) => {
+    expect(withoutMakerStance(question)).toBe(asked);
+  });
+
+  it.each([
+    // Someone the item is about, not who made it.
+    'What does the author of the study think about the results?',
+    "What does the study's author think?",
+    'Who is the author?',
+    'What did the author write before?',
+    // Nothing would be left to ask.
+    'According to the author?',
+  ])('"%s" asks no view of the maker', (question) => {
+    expect(withoutMakerStance(question)).toBeNull();
   });
 });

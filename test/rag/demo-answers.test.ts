@@ -704,3 +704,20 @@ describe('a question of which thing the room discusses', () => {
     );
   });
 });
+
+describe('a question of what the item’s maker thinks', () => {
+  it('asks the item what it says, neither searching for "author" nor abstaining for want of "think"', async () => {
+    // Each abstained ("I could not find this…") in a post arguing about crunch in every paragraph.
+    for (const question of [
+      'What does the author think about crunch?',
+      "What is the author's view on crunch?",
+      'Does the author think crunch can be avoided?',
+    ]) {
+      expect((await ask('post_p12', question)).answer, question).toMatch(/^[^[]*Crunch (?:rarely arrives as an order|is a planning failure)/);
+    }
+    expect((await ask('post_p06', 'Does the author support the tram?')).answer).toMatch(/^I have campaigned for a tram to the Harbour district/);
+    expect((await ask('post_p12', 'Is crunch inevitable according to the author?')).answer).toMatch(/^[^[]*crunch/i);
+    // Asked as a whole, the post's argument: the lead, not `Vessbridge will want a second tram line one day`.
+    expect((await ask('post_p06', 'What does the author want?')).answer).toMatch(/^An urbanist who campaigned for the tram argues/);
+  });
+});

@@ -5,7 +5,7 @@
  * do not; summarises by picking the most central sentences. Answers stream word by word.
  */
 import { answerFromDetails } from './item-details-answer.js';
-import { asksWhoIsQuoted, withoutItemNamed } from '../item-questions.js';
+import { asksWhoIsQuoted, withoutItemNamed, withoutMakerStance } from '../item-questions.js';
 import { quotedOverview } from './quoted-people.js';
 import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import {
@@ -163,7 +163,9 @@ export class LocalChatModel implements ChatModel {
     const user = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
     const parsed = parseGroundedPrompt(user);
     if (!parsed || !parsed.sources.length) return NOT_GROUNDED;
-    const prompt = { ...parsed, question: withPlainApostrophes(parsed.question) };
+    const asked = withPlainApostrophes(parsed.question);
+    // "What does the author think about crunch?" is answered as "what does it say about crunch?": no sentence says "author" or "think".
+    const prompt = { ...parsed, question: (parsed.item && withoutMakerStance(questionFocus(asked))) || asked };
     // "Who wrote this?": the item's byline, which its text rarely says.
     const itemSource = prompt.sources.find((s) => s.roomItem);
     const told = prompt.item ? answerFromDetails(questionFocus(prompt.question), prompt.item, itemSource?.n, itemSource?.content) : null;
