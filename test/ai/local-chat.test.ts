@@ -437,6 +437,15 @@ describe('extractive text tools', () => {
     expect(s.map((x) => x.text)).toEqual(['Mr. Smith met J. R. Tolkien in the U.S. on Jan. 5.', 'They talked.', '"Really?"', 'Yes!']);
   });
 
+  it('reads a one-word label with the sentence after it on its line, as a list entry’s lead-in', () => {
+    // A post's `2. **Cold.** VS-2 kept 91% …`, squashed into a passage: `Cold.` alone was an answer.
+    const squashed = 'Aluminium replaces copper. Cold. VS-2 kept 91% of its capacity at -20 °C. It works.';
+    expect(splitSentences(squashed).map((x) => x.text)).toEqual(['Aluminium replaces copper.', 'Cold. VS-2 kept 91% of its capacity at -20 °C.', 'It works.']);
+    // Not across a line's end, nor a word that is not one alone, nor an abbreviation's stop.
+    expect(splitSentences('Cold.\nVS-2 kept 91%.').map((x) => x.text)).toEqual(['Cold.', 'VS-2 kept 91%.']);
+    expect(splitSentences('They talked. Then they left.').map((x) => x.text)).toEqual(['They talked.', 'Then they left.']);
+  });
+
   it('ends a sentence at a unit’s symbol after a number, which is no initial', () => {
     // "°C." was read as an initial: the vent's temperature and the next sentence were one sentence.
     const s = splitSentences('The hottest vent was venting fluid at 362 °C. Around the vents lived shrimp. The line runs at 750 V. It opened in 1911.');

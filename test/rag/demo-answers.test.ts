@@ -721,3 +721,20 @@ describe('a question of what the item’s maker thinks', () => {
     expect((await ask('post_p06', 'What does the author want?')).answer).toMatch(/^An urbanist who campaigned for the tram argues/);
   });
 });
+
+describe('a question answered by a list entry with a label', () => {
+  it('quotes the entry’s sentence with its label, not the label alone', async () => {
+    // `2. **Cold.** VS-2 kept 91% …` in the sodium-ion post: the answer was `Cold. [1]`.
+    const answer = (await ask('post_p08', 'How does it do in the cold?')).answer;
+    expect(answer).toMatch(/^Cold\. VS-2 kept 91% of its capacity at -20 °C, versus roughly 70% for the LFP reference\. \[1\]/);
+  });
+});
+
+describe('a question of how one thing compares with another', () => {
+  it('is answered by what is said of the other thing, not by every "compared with"', async () => {
+    // `compared with 2.4 per cent on placebo` answered "how does it compare with injections?".
+    const answer = (await ask('news_n17', 'How does it compare with injections?')).answer;
+    expect(answer).toMatch(/^[^[]*injections/);
+    expect(answer).not.toMatch(/placebo/);
+  });
+});

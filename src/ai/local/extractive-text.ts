@@ -335,6 +335,13 @@ const HOW_MEASURE = /\bhow\s+(long|far|old|large|big|tall|high|often|wide|deep|h
 const WHAT_HAPPENED = /\bwhat\s+(?:(?:has|had|is|was)\s+)?(happen(?:s|ed|ing)?|occurred|went\s+on)\s+(?:to|with|at|in|on|after|during|between)\b/gi;
 
 /**
+ * "How does it compare with injections?": the verb asks how two things stand, and the sentences
+ * telling it rarely say "compare" (`not quite as effective as the best injectables`), while the
+ * sources' `compared with 2.4 per cent on placebo` hold it and nothing of the other thing.
+ */
+const HOW_COMPARED = /\bhow\s+(?:does|do|did|would|will|could|might)\s+[^?.!]{1,60}?\s+(compare|stack\s+up|measure\s+up)\s+(?:with|to|against)\b/gi;
+
+/**
  * "What does it say about the keyboard?", "what is said of the cost?": the verb asks what a source
  * tells of the thing after it, as "what about the keyboard?" does. Weighed as a term, `says` made
  * `The company says it has taken about 18,000 preorders` the answer, and `said` any quote's. Not
@@ -391,6 +398,7 @@ export function askedTerms(question: string): string[] {
       ...question.matchAll(HOW_LONG_VERB),
       ...question.matchAll(WHAT_HAPPENED),
       ...question.matchAll(SAID_ABOUT),
+      ...question.matchAll(HOW_COMPARED),
       ...question.matchAll(DISCUSSED_HERE),
       ...question.matchAll(IN_FORCE),
       ...question.matchAll(LEGAL_ACTION),
@@ -542,12 +550,21 @@ export function splitSentences(text: string): Sentence[] {
   for (const m of text.matchAll(SENTENCE_BOUNDARY)) {
     const cut = m.index + (m[1] ? m[1].length : 0);
     if (m[1] && m[1] === '.' && isAbbreviation(text.slice(Math.max(0, cut - 12), cut))) continue;
+    if (m[2] && !m[2].includes('\n') && LEAD_IN.test(text.slice(start, cut))) continue;
     push(out, text, start, cut);
     start = m.index + m[0].length;
   }
   push(out, text, start, text.length);
   return out;
 }
+
+/**
+ * One capitalised word and a stop, read with the sentence after it on the same line: mostly a
+ * list entry's label (`2. **Cold.** VS-2 kept 91% …`, its bold and number gone, and its line
+ * squashed into a passage's). Alone, `Cold.` was quoted as the answer to how the cells do in the
+ * cold; a one-word sentence of prose ("Yes.") says nothing without the next one either.
+ */
+const LEAD_IN = /^\s*\p{Lu}[\p{L}'’-]{0,30}\.$/u;
 
 function push(out: Sentence[], text: string, start: number, end: number): void {
   const raw = text.slice(start, end);
