@@ -1122,6 +1122,23 @@ describe('a question of who invested', () => {
   });
 });
 
+describe('a "who" question asking a deed its doer is named by', () => {
+  it('is told by the doer’s noun: "who developed it?" by `its developer, …`', async () => {
+    const trial = {
+      n: 1,
+      label: 'Weekly pill cuts body weight by 13.2%',
+      content:
+        'A once-weekly pill helped adults lose 13.2 per cent of their body weight, its developer, Calder Therapeutics, said on Tuesday. ' +
+        'The trial ran for 72 weeks in 41 clinics.',
+    };
+    expect(await answerOf('Who developed it?', [trial])).toMatch(/^A once-weekly pill [^[]*its developer, Calder Therapeutics/);
+    expect(kinOf(['make'], 'Who makes it?').get(stem('maker'))).toBe('make');
+    expect(kinOf(['found', 'mosaicdb'], 'Who founded MosaicDB?').get(stem('founder'))).toBe('found');
+    // Not where no doer is asked: "how was it developed?" asks no developer.
+    expect(kinOf(['develop'], 'How was it developed?').has(stem('developer'))).toBe(false);
+  });
+});
+
 describe('what names someone a "who" question asks for', () => {
   const none = () => false;
   it('is a capitalised name, an organisation’s too, not a day, a number word or a unit after a number', () => {

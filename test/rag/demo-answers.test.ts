@@ -738,3 +738,10 @@ describe('a question of how one thing compares with another', () => {
     expect(answer).not.toMatch(/placebo/);
   });
 });
+
+describe('a "who" question asking a deed', () => {
+  it('is answered by the one its doer’s noun names', async () => {
+    // `its developer, Calder Therapeutics` holds no "developed": "The sources I found do not answer this question."
+    expect((await ask('news_n17', 'Who developed it?')).answer).toMatch(/^[^[]*its developer, Calder Therapeutics/);
+  });
+});

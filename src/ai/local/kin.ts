@@ -43,6 +43,16 @@ const TOLD_FROM_THE_OTHER_SIDE = new Map([
   [stem('finance'), stem('raise')],
 ]);
 
+/**
+ * The terms of the one who does a deed, named by it: "who developed it?" is told `its developer,
+ * Calder Therapeutics`, "who makes it?" `the maker`, "who founded it?" `its founder` (stems:
+ * `develop` → `developer`, `make` → `maker`, `creat` → `creator`). Read only for a "who" question
+ * asking the deed (deedAsked): a source's "developers" tell no developing of what else is asked.
+ */
+function doersOf(term: string): string[] {
+  return [`${term}er`, `${term}or`, ...(term.endsWith('e') ? [`${term}r`] : [])];
+}
+
 /** The term of the deed that tells the deed whose term is `term` from the other side (`rais` for `invest`), if any. */
 export function deedFromTheOtherSide(term: string): string | undefined {
   return TOLD_FROM_THE_OTHER_SIDE.get(term);
@@ -117,6 +127,7 @@ function kinOfQuestion(wanted: ReadonlySet<string>, question: string): Kin {
   const deed = deedAsked(question);
   const otherSide = deed && wanted.has(deed.term) ? TOLD_FROM_THE_OTHER_SIDE.get(deed.term) : undefined;
   if (otherSide && !wanted.has(otherSide) && !out.has(otherSide)) out.set(otherSide, deed!.term);
+  if (deed && wanted.has(deed.term)) for (const doer of doersOf(deed.term)) if (!wanted.has(doer) && !out.has(doer)) out.set(doer, deed.term);
   for (const [joined, parts] of compoundsOf(question, wanted)) if (!out.has(joined)) out.set(joined, parts);
   for (const [kind, term] of kindsOf(wanted)) if (!out.has(kind)) out.set(kind, term);
   return out;
