@@ -336,7 +336,10 @@ export function withAntecedent(question: string, lines: readonly string[], title
     if (names.length) return `${question} (${names.join(' ')})`;
     // A follow-up before this one is about what its own question was: look further back.
     if (leansBack(earlier)) continue;
-    const subject = lacking(subjectOf(earlier));
+    // "What about the keyboard?" after "is the battery life good?" asks whether the keyboard is
+    // good: a thing of its own put in the earlier one's place, which lends what was asked of it.
+    const lent = goesOnWithItsOwn(question) && YES_NO_OF_BEING.test(earlier) ? predicateOf(earlier) : subjectOf(earlier);
+    const subject = lacking(lent);
     return subject.length ? `${question} (${subject.join(' ')})` : question;
   }
   return question;
@@ -388,12 +391,21 @@ const AUXILIARY = /^(?:do|does|did|will|would|can|could|should|shall|may|might|m
 /**
  * The subject a question names by its noun phrases ("how dense is the cell?" → cell): the content
  * words after each determiner, up to the first that is not one, less the verb that follows a
- * subject after an auxiliary ("what did the nurses think?" → nurses). Only these, not every
+ * subject after an auxiliary ("what did the nurses think?" → nurses) and what a yes-or-no question
+ * of being asks of it ("is the battery life good?" → battery life). Only these, not every
  * content word: "dense" appended to "how long does it last?" would draw density sentences as much
  * as the cell's life.
  */
 function subjectOf(question: string): string[] {
-  const words: string[] = [];
+  const phrases = nounPhrases(question);
+  // "Is the battery life good?": the first phrase runs on into what is asked of it.
+  if (YES_NO_OF_BEING.test(question) && phrases.length && predicateOf(question).length) phrases[0].content.pop();
+  return phrases.flatMap(({ content, before }) => (content.length > 1 && before && AUXILIARY.test(before) ? content.slice(0, -1) : content));
+}
+
+/** The content words after each determiner of `question`, up to the first that is not one, with the word before the determiner. */
+function nounPhrases(question: string): { content: string[]; before?: string }[] {
+  const out: { content: string[]; before?: string }[] = [];
   for (const match of question.matchAll(DETERMINED)) {
     const before = WORD_BEFORE.exec(question.slice(Math.max(0, match.index - 12), match.index))?.[1];
     const content: string[] = [];
@@ -401,10 +413,27 @@ function subjectOf(question: string): string[] {
       if (!w || !contentTerms(w).length) break;
       content.push(w);
     }
-    if (content.length > 1 && before && AUXILIARY.test(before)) content.pop();
-    words.push(...content);
+    out.push({ content, before });
   }
-  return words;
+  return out;
+}
+
+/** "Is the battery life good?": a yes-or-no question of what something is. */
+const YES_NO_OF_BEING = /^\W*(?:(?:and|so)\s+)?(?:is|are|was|were)\s+(?:the|this|that|these|those|its|their)\s/i;
+
+/**
+ * What a yes-or-no question of being asks of its subject ("is the battery life good?" → good):
+ * the last content word of its first noun phrase when more follow the subject's (the phrase runs
+ * on into the predicate, "battery life good"), else nothing.
+ */
+function predicateOf(question: string): string[] {
+  const [first] = nounPhrases(question);
+  return first && first.content.length > 1 ? first.content.slice(-1) : [];
+}
+
+/** "What about the keyboard?", "and the screen?": goes on from the question before with a thing of its own, no pronoun for one of that question's. */
+function goesOnWithItsOwn(question: string): boolean {
+  return GOES_ON.test(question) && !pointsBack(question) && nounPhrases(question).some((p) => p.content.length > 0);
 }
 
 /**

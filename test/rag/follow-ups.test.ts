@@ -75,6 +75,11 @@ describe('withAntecedent', () => {
     for (const q of ['what did the nurses decide?', 'what is this about?', 'what did we discuss?']) expect(leansBack(q), q).toBe(false);
     expect(withAntecedent('and why?', asked)).toBe('and why? (Ingrid Aasvold)');
     expect(withAntecedent('what about the budget?', lines(['Ann', '@ai how dense is the cell?']))).toBe('what about the budget? (cell)');
+    // A thing put in the place of a yes-or-no question's subject is asked what was asked of it;
+    // a pronoun still stands for the subject, without what was asked of it.
+    const good = lines(['Bo', '@ai Is the battery life good?'], ['Salon AI', 'Battery life is excellent.']);
+    expect(withAntecedent('what about the keyboard?', good)).toBe('what about the keyboard? (good)');
+    expect(withAntecedent('and how long does it last?', good)).toBe('and how long does it last? (battery life)');
   });
 
   it('reads "they" after a "who" or "which" question as whom its answer named first', () => {
