@@ -37,9 +37,17 @@ export function asksAboutComments(question: string): boolean {
  */
 const WHAT_GOES_ON = /^\s*what(?:'s| is| has| had)?(?: just)? (?:happened|happening|going on)(?: here| there| then)?(?:\s*\?)?\s*$/i;
 
+/**
+ * "What's new?", "what's the latest in tech?", "what went wrong?", "any news?": the room's news as a
+ * whole, of what group 1 names when it names something. "What went wrong?" in the cloud outage's
+ * video room was answered from the tram post's `They go wrong on the street`.
+ */
+const WHAT_IS_NEW =
+  /^\s*(?:what(?:'s| is)(?: the)? (?:new|latest|news|story)|what (?:went|has gone|had gone|is going) wrong|any (?:news|updates?))(?:\s+(?:in|with|on|at|from|about)\s+([^?.!]{1,60}?))?(?: here| there| then| today| now)?(?:\s*\?)?\s*$/i;
+
 /** Whether the question asks for an overview rather than a fact. */
 export function asksForOverview(question: string): boolean {
-  return OVERVIEW.test(question) || WHAT_GOES_ON.test(question);
+  return OVERVIEW.test(question) || WHAT_GOES_ON.test(question) || WHAT_IS_NEW.test(question);
 }
 
 /**
@@ -69,7 +77,7 @@ const OVERVIEW_OBJECTS = new Set(
 export function asksForRoomOverview(question: string, topic: string): boolean {
   if (!asksForOverview(question)) return false;
   const of = OVERVIEW_OF.exec(question);
-  const object = (of?.[1] ?? of?.[2] ?? of?.[3] ?? '').replace(HOW_WANTED, '');
+  const object = (of?.[1] ?? of?.[2] ?? of?.[3] ?? WHAT_IS_NEW.exec(question)?.[1] ?? '').replace(HOW_WANTED, '');
   const room = new Set(contentTerms(topic));
   return contentTerms(object).every((t) => room.has(t) || OVERVIEW_OBJECTS.has(t) || /^\d+$/.test(t));
 }

@@ -1,6 +1,6 @@
 /** What a question asks, read in time linear in its length whatever its spacing. */
 import { describe, expect, it } from 'vitest';
-import { asksForOverview, repeatsQuestion, withoutCourtesies } from '../../src/ai/questions.js';
+import { asksForOverview, asksForRoomOverview, repeatsQuestion, withoutCourtesies } from '../../src/ai/questions.js';
 
 /** Spaces enough that a scan quadratic in them holds the event loop for minutes, not milliseconds. */
 const RUN = ' '.repeat(128_000);
@@ -58,5 +58,26 @@ describe('a question said with courtesies', () => {
     expect(withoutCourtesies('Who led the cheers?')).toBe('Who led the cheers?');
     expect(withoutCourtesies('hey, thanks!')).toBe('hey, thanks!');
     expect(withoutCourtesies('Is the heyday over, please?')).toBe('Is the heyday over?');
+  });
+});
+
+describe('"what\'s new?", "what went wrong?"', () => {
+  it('asks for the room’s news as a whole, of the room’s own subject when it names one', () => {
+    for (const q of [
+      'What went wrong?',
+      "What's new?",
+      "What's the latest?",
+      'Any news?',
+      'any updates today?',
+      "What's new in tech?",
+      'What is the story here?',
+    ])
+      expect(asksForRoomOverview(q, 'Recent in Tech & Science'), q).toBe(true);
+    // Of something the room's subject does not name: that thing's news, a fact.
+    for (const q of ["What's new with the K1?", 'What went wrong with the migration?']) {
+      expect(asksForOverview(q), q).toBe(true);
+      expect(asksForRoomOverview(q, 'Recent in Tech & Science'), q).toBe(false);
+    }
+    expect(asksForOverview(`Any news in tech${RUN}x`)).toBe(false);
   });
 });

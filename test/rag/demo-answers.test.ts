@@ -745,3 +745,12 @@ describe('a "who" question asking a deed', () => {
     expect((await ask('news_n17', 'Who developed it?')).answer).toMatch(/^[^[]*its developer, Calder Therapeutics/);
   });
 });
+
+describe('a question of what went wrong or what is new', () => {
+  it('is asked of the room as a whole, or of the thing it names, not answered by another item’s "go wrong"', async () => {
+    // Each was answered from the tram post's `They go wrong on the street.`; "what's new in tech?" abstained.
+    expect((await ask('video_v01', 'What went wrong?')).answer).toMatch(/^On 6 March a config migration renamed/);
+    expect((await ask('news_n02', 'What went wrong with the migration?')).answer).toMatch(/^The new schema renamed the field to max\\_rpm/);
+    expect((await ask('topic_tech', "What's new in tech?")).answer).toMatch(/^Recent in Tech\b/);
+  });
+});

@@ -334,6 +334,9 @@ const HOW_MEASURE = /\bhow\s+(long|far|old|large|big|tall|high|often|wide|deep|h
  */
 const WHAT_HAPPENED = /\bwhat\s+(?:(?:has|had|is|was)\s+)?(happen(?:s|ed|ing)?|occurred|went\s+on)\s+(?:to|with|at|in|on|after|during|between)\b/gi;
 
+/** "What went wrong with the migration?": the `went` of going wrong says no more than `wrong`, and the tram post's `They go wrong on the street` held both. */
+const GONE_WRONG = /\b(go|goes|went|gone|going)\s+wrong\b/gi;
+
 /**
  * "How does it compare with injections?": the verb asks how two things stand, and the sentences
  * telling it rarely say "compare" (`not quite as effective as the best injectables`), while the
@@ -397,6 +400,7 @@ export function askedTerms(question: string): string[] {
       ...question.matchAll(HOW_MEASURE),
       ...question.matchAll(HOW_LONG_VERB),
       ...question.matchAll(WHAT_HAPPENED),
+      ...question.matchAll(GONE_WRONG),
       ...question.matchAll(SAID_ABOUT),
       ...question.matchAll(HOW_COMPARED),
       ...question.matchAll(DISCUSSED_HERE),
