@@ -4,7 +4,7 @@
  * whether the recent chat can answer (so the ask is no abstention); the local model to choose
  * what to quote.
  */
-import { contentTerms, splitSentences } from './local/extractive-text.js';
+import { askedTerms, contentTerms, splitSentences } from './local/extractive-text.js';
 import { recently } from './local/recently.js';
 import { CHAT_STAMP } from '../text.js';
 import { ASSISTANT_NAME } from '../protocol/names.js';
@@ -87,11 +87,12 @@ export const SPECIFIC_TERMS_MIN = 2;
 
 /**
  * Whether a question is too general to be judged off-topic by its words: an overview, or one
- * with fewer than SPECIFIC_TERMS_MIN content terms ("what happened?", "why?"). Asked in a room,
- * such a question is about the room's subject.
+ * asking fewer than SPECIFIC_TERMS_MIN content terms ("what happened?", "why?"; askedTerms, so
+ * not the "go" of "how did the vote go?", which no sentence telling the vote holds). Asked in a
+ * room, such a question is about the room's subject.
  */
 export function aboutTheRoom(question: string): boolean {
-  return asksForOverview(question) || new Set(contentTerms(question)).size < SPECIFIC_TERMS_MIN;
+  return asksForOverview(question) || new Set(askedTerms(question)).size < SPECIFIC_TERMS_MIN;
 }
 
 /** "What did we discuss so far?", "what has been said?", "recap", "what did I miss?": asking what the discussion said, not one thing in it. */

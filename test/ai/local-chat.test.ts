@@ -533,6 +533,14 @@ describe('extractive text tools', () => {
     expect(askedTerms('Why is the line so long?')).toEqual(contentTerms('line long'));
   });
 
+  it('does not count the verb of how something went, or of going wrong', () => {
+    expect(askedTerms('How did the vote go?')).toEqual(contentTerms('vote'));
+    expect(askedTerms('How is the trial going so far?')).toEqual(contentTerms('trial so far'));
+    expect(askedTerms('What went wrong with the migration?')).toEqual(contentTerms('wrong migration'));
+    // Going somewhere is a deed of its own.
+    expect(askedTerms('How did they go to the meeting?')).toEqual(contentTerms('go meeting'));
+  });
+
   it('reads a side taken as sources say it', () => {
     expect(questionFocus('Who voted for the Durable Devices Act?')).toBe('Who voted in favour of the Durable Devices Act?');
     expect(questionFocus('Which parties opposed the budget?')).toBe('Which parties against the budget?');

@@ -754,3 +754,11 @@ describe('a question of what went wrong or what is new', () => {
     expect((await ask('topic_tech', "What's new in tech?")).answer).toMatch(/^Recent in Tech\b/);
   });
 });
+
+describe('a question of how something went', () => {
+  it('is about the room’s item when the item tells it, with no "go" in its sentence', async () => {
+    // `The motion passed by 31 votes to 18` holds no "go": "I could not find this …".
+    expect((await ask('news_n11', 'How did the vote go?')).answer).toMatch(/^The motion passed by 31 votes to 18/);
+    expect((await ask('news_n21', 'How did the ballot go?')).answer).toMatch(/^In a ballot that closed on Tuesday, 214 of the 302 eligible employees/);
+  });
+});

@@ -334,8 +334,13 @@ const HOW_MEASURE = /\bhow\s+(long|far|old|large|big|tall|high|often|wide|deep|h
  */
 const WHAT_HAPPENED = /\bwhat\s+(?:(?:has|had|is|was)\s+)?(happen(?:s|ed|ing)?|occurred|went\s+on)\s+(?:to|with|at|in|on|after|during|between)\b/gi;
 
-/** "What went wrong with the migration?": the `went` of going wrong says no more than `wrong`, and the tram post's `They go wrong on the street` held both. */
-const GONE_WRONG = /\b(go|goes|went|gone|going)\s+wrong\b/gi;
+/**
+ * "What went wrong with the migration?", "how did the vote go?": the verb of going wrong, or of how
+ * something went, says no more than the rest (the tram post's `They go wrong on the street` held
+ * both of the first; `The motion passed by 31 votes to 18` holds no "go", and was "not covered").
+ */
+const GONE_WRONG =
+  /\b(go|goes|went|gone|going)\s+wrong\b|\bhow\s+(?:did|does|do|is|was|has|have|will)\s+[^?.!]{1,60}?\s+(go|goes|went|gone|going)(?=\s*(?:$|[?!.,]|so\s+far|for\b|in\b|at\b))/gi;
 
 /**
  * "How does it compare with injections?": the verb asks how two things stand, and the sentences
