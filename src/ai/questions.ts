@@ -45,9 +45,17 @@ const WHAT_GOES_ON = /^\s*what(?:'s| is| has| had)?(?: just)? (?:happened|happen
 const WHAT_IS_NEW =
   /^\s*(?:what(?:'s| is)(?: the)? (?:new|latest|news|story)|what (?:went|has gone|had gone|is going) wrong|any (?:news|updates?))(?:\s+(?:in|with|on|at|from|about)\s+([^?.!]{1,60}?))?(?: here| there| then| today| now)?(?:\s*\?)?\s*$/i;
 
+/**
+ * "Why does it matter?", "why is this important?", "what's the significance?", "why should I
+ * care?": the story as a whole, which tells its own weight (`a record for the design`). The words
+ * asked were in none of its sentences, and a commenter's `Important caveat: …` answered.
+ */
+const WHY_IT_MATTERS =
+  /^\s*(?:so\s+)?(?:why\s+(?:does|do|did|would|should)\s+(?:it|this|that|any\s+of\s+this)\s+matter|why\s+(?:is|was|are)\s+(?:it|this|that)\s+(?:(?:so|such)\s+)?(?:important|significant|a\s+big\s+deal|big\s+news|news|newsworthy)|what(?:'s|\s+is|\s+was)\s+the\s+(?:significance|importance|big\s+deal)(?:\s+of\s+(?:it|this|that))?|why\s+should\s+(?:i|we|anyone|people)\s+care|so\s+what)(?:\s+here)?(?:\s*\?)?\s*$/i;
+
 /** Whether the question asks for an overview rather than a fact. */
 export function asksForOverview(question: string): boolean {
-  return OVERVIEW.test(question) || WHAT_GOES_ON.test(question) || WHAT_IS_NEW.test(question);
+  return OVERVIEW.test(question) || WHAT_GOES_ON.test(question) || WHAT_IS_NEW.test(question) || WHY_IT_MATTERS.test(question);
 }
 
 /**

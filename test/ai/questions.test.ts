@@ -81,3 +81,12 @@ describe('"what\'s new?", "what went wrong?"', () => {
     expect(asksForOverview(`Any news in tech${RUN}x`)).toBe(false);
   });
 });
+
+describe('"why does it matter?"', () => {
+  it('asks for the story as a whole; why a named thing matters asks a fact', () => {
+    for (const q of ['Why does it matter?', 'Why is this important?', "What's the significance?", 'why should I care', 'So what?', 'Why is it such big news?'])
+      expect(asksForOverview(q), q).toBe(true);
+    for (const q of ['Why does 26 minutes matter?', 'Why is the divertor important?', 'What is the significance of the divertor?'])
+      expect(asksForOverview(q), q).toBe(false);
+  });
+});

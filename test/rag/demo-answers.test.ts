@@ -762,3 +762,12 @@ describe('a question of how something went', () => {
     expect((await ask('news_n21', 'How did the ballot go?')).answer).toMatch(/^In a ballot that closed on Tuesday, 214 of the 302 eligible employees/);
   });
 });
+
+describe('a question of why the story matters', () => {
+  it('is answered with the story as a whole, not a commenter’s "important"', async () => {
+    // `Important caveat for everyone about to post 'fusion is here' …` answered "why is this important?".
+    const answer = (await ask('news_n05', 'Why is this important?')).answer;
+    expect(answer).toMatch(/^The Lindholm Institute's fusion experiment kept a hydrogen plasma running for 26 minutes/);
+    expect((await ask('video_v03', 'Why does it matter?')).answer).toMatch(/^The Orrery-2 stellarator in Kaldmere just ran a hydrogen plasma/);
+  });
+});
