@@ -140,6 +140,11 @@ export function spokenText(line: string): string {
   return speaker ? line.slice(speaker[0].length) : line;
 }
 
+/** Whether a line of chat (its speaker and time before it or not) is a question put to the assistant (`@ai …`, `/ask …`) or a remembered one (`Q: …`). */
+export function putToAssistant(line: string): boolean {
+  return ASKED.test(spokenText(line).trimStart());
+}
+
 /**
  * Whether a sentence or line of chat only asks `question` again, and so holds no answer to it: a
  * question that adds fewer than NEW_TERMS_MIN content terms to it, once its speaker and the mark

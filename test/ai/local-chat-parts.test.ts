@@ -41,7 +41,8 @@ describe('questionParts', () => {
 
 describe('speakerAsked', () => {
   it('reads whose words are asked and what about, leaving out when', () => {
-    expect(speakerAsked('What did Guest 7414 say earlier?')).toEqual({ name: 'Guest 7414', about: [] });
+    expect(speakerAsked('What did Guest 7414 say earlier?')).toEqual({ name: 'Guest 7414', about: [], asks: false });
+    expect(speakerAsked('What did Ann ask?')).toEqual({ name: 'Ann', about: [], asks: true });
     expect(speakerAsked('what has Ann said about the stadium so far?')?.name).toBe('Ann');
     expect(speakerAsked('what has Ann said about the stadium so far?')?.about.length).toBe(1);
     expect(speakerAsked('What did Ann mention?')?.name).toBe('Ann');
@@ -74,6 +75,22 @@ describe('speakerAsked', () => {
     ]);
     expect(linesOfSpeakerAsked('What did Ann say about the weather?', [room])).toBeNull();
     expect(linesOfSpeakerAsked('What did Carol say?', [room])).toBeNull();
+  });
+
+  it('tells what someone said from what they asked the assistant', () => {
+    // "What did Cara say about the clinic?" quoted her `@ai When did the clinics close?` too.
+    const room = chat(3, [
+      ['Cara', 'I think the clinic in Eastbank closed in spring.'],
+      ['Cara', '@ai When did the clinics close?'],
+    ]);
+    expect(linesOfSpeakerAsked('What did Cara say about the clinic?', [room])?.map((l) => l.line)).toEqual([
+      'Cara (28 Nov 2026, 12:10): I think the clinic in Eastbank closed in spring.',
+    ]);
+    expect(linesOfSpeakerAsked('What did Cara ask?', [room])?.map((l) => l.line)).toEqual(['Cara (28 Nov 2026, 12:11): @ai When did the clinics close?']);
+    // Asked all she said, both; someone who only asked: what they said of it is what they asked.
+    expect(linesOfSpeakerAsked('What did Cara say?', [room])).toHaveLength(2);
+    const asker = chat(3, [['Dan', '@ai who won the game?']]);
+    expect(linesOfSpeakerAsked('What did Dan say about the game?', [asker])?.map((l) => l.line)).toEqual(['Dan (28 Nov 2026, 12:10): @ai who won the game?']);
   });
 });
 

@@ -9,7 +9,7 @@ import type { GroundedSource } from '../grounded-prompt.js';
 import { caselessLatin } from '../../protocol/confusables.js';
 import { CHAT_STAMP } from '../../text.js';
 import { contentTerms } from './extractive-text.js';
-import { spokenText } from '../questions.js';
+import { putToAssistant, spokenText } from '../questions.js';
 
 /** `Alice (24 Nov 2026, 19:20): ` at a chat line's start, with the name. */
 export const LINE_SPEAKER = new RegExp(`^([^\\n]{1,200}?) ${CHAT_STAMP.source}: `);
@@ -20,7 +20,7 @@ export const LINE_SPEAKER = new RegExp(`^([^\\n]{1,200}?) ${CHAT_STAMP.source}: 
  * "earlier") is read from the rest of the text, so no pattern runs over it.
  */
 const SPEAKER_ASKED =
-  /^\W*what\s+(?:did|does|do|has|have|had|was|is)\s+(\S.{0,63}?)\s+(?:say|said|saying|mention(?:ed)?|write|wrote|written|writing|ask(?:ed)?|suggest(?:ed)?|post(?:ed)?|think|thought)\b/i;
+  /^\W*what\s+(?:did|does|do|has|have|had|was|is)\s+(\S.{0,63}?)\s+(?:say|said|saying|mention(?:ed)?|write|wrote|written|writing|(ask(?:ed)?)|suggest(?:ed)?|post(?:ed)?|think|thought)\b/i;
 
 /** Who a question asks about without naming a person of the discussion (left to other answers). */
 const NOT_A_NAME =
@@ -38,14 +38,17 @@ export interface SpokenLine {
   line: string;
 }
 
-/** The person a question asks the words of, and what about (its content terms; empty: anything). */
-export function speakerAsked(question: string): { name: string; about: string[] } | null {
+/**
+ * The person a question asks the words of, what about (its content terms; empty: anything), and
+ * whether it asks what they asked (`asks`): their questions to the assistant, not what they said.
+ */
+export function speakerAsked(question: string): { name: string; about: string[]; asks: boolean } | null {
   const head = SPEAKER_ASKED.exec(question);
   if (!head) return null;
   const name = head[1].trim();
   if (NOT_A_NAME.test(name)) return null;
   const about = contentTerms(question.slice(head[0].length)).filter((t) => !WHEN_WORDS.has(t));
-  return { name, about };
+  return { name, about, asks: head[2] !== undefined };
 }
 
 /**
@@ -58,12 +61,17 @@ export function linesOfSpeakerAsked(question: string, sources: readonly Grounded
   const asked = speakerAsked(question);
   if (!asked) return null;
   const name = caselessLatin(asked.name);
-  const theirs = sources.flatMap((s) =>
+  const spoken = sources.flatMap((s) =>
     s.content.split('\n').flatMap((line) => {
       const speaker = LINE_SPEAKER.exec(line)?.[1];
       return speaker !== undefined && caselessLatin(speaker.trim()) === name ? [{ n: s.n, line: line.trim() }] : [];
     }),
   );
+  // "What did Cara say about the clinic?" quoted her `@ai When did the clinics close?` beside what
+  // she said of it: her questions to the assistant are what she asked, the rest what she said.
+  // Asked all she said, both are.
+  const matching = asked.asks || asked.about.length ? spoken.filter((l) => putToAssistant(l.line) === asked.asks) : spoken;
+  const theirs = matching.length ? matching : spoken;
   if (!theirs.length) return null;
   if (!asked.about.length) return theirs.slice(-SPEAKER_LINES_MAX);
   const wanted = new Set(asked.about);
