@@ -6,6 +6,7 @@ import { readableBody } from '../content/sources/posts.js';
 import type { GroundedSource } from '../ai/grounded-prompt.js';
 import { askedTerms, contentTerms, idfTable, splitSentences, weightedOverlap } from '../ai/local/extractive-text.js';
 import { attributes, quotedPeople } from '../ai/local/quoted-people.js';
+import { chapterLines, parseChapters } from '../ai/video-chapters.js';
 import type { Comment, ItemWithoutComments, StoredItem } from '../content/types.js';
 import type { Source } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
@@ -30,14 +31,18 @@ export interface ContextOptions {
   /** A passage's length, at most. */
   maxChars?: number;
   /**
-   * "Who is quoted?": the room item's passage is its sentences giving someone words, from all of
-   * its text (`said Selma Achterberg, the deputy mayor`), which share no word with the question.
+   * The room item's passage chosen for what is asked of the item as a whole, not by the question's
+   * words: `quotes` ("who is quoted?"), its sentences giving someone words, from all of its text
+   * (`said Selma Achterberg, the deputy mayor`); `chapters` ("what happens at 3:00?"), a video's
+   * chapter lines (ai/video-chapters.ts). The usual passage where the item has none.
    */
-  quotes?: boolean;
+  itemPassage?: 'quotes' | 'chapters';
 }
 
 /** The quotes passage may run this many passages long: an article's speakers are spread through it. */
 const QUOTES_PASSAGES = 2;
+/** So may a video's chapter lines: a long video lists dozens. */
+const CHAPTERS_PASSAGES = 2;
 
 /**
  * Loads the selected items and picks each one's passage. Items that vanished are skipped. Only the
@@ -61,7 +66,7 @@ export async function buildContext(store: Store, selected: Candidate[], question
     const commentedItem = c.kind === 'comment' ? withComments.get(c.itemId) : undefined;
     const content = commentedItem
       ? commentPassage(commentedItem, c, question, maxChars)
-      : (options.quotes && c.itemId === options.roomItemId && quotesPassage(item, maxChars * QUOTES_PASSAGES)) || documentPassage(item, c, question, maxChars);
+      : (c.itemId === options.roomItemId && wholeItemPassage(item, options.itemPassage, maxChars)) || documentPassage(item, c, question, maxChars);
     if (!content) continue;
     const n = grounded.length + 1;
     if (c.kind === 'comment') grounded.push({ n, label: c.label, content });
@@ -87,6 +92,13 @@ const NOT_A_DOCUMENT = /^[^\p{L}\p{N}]*(?:from\s+this\s+discussion|(?:(?:hn|redd
  */
 export function documentLabel(title: string): string {
   return NOT_A_DOCUMENT.test(readAsLatin(title)) ? `Page: ${title}` : title;
+}
+
+/** The room item's passage of `kind` (ContextOptions.itemPassage); '' for none, or when the item has nothing of the kind. */
+function wholeItemPassage(item: ItemWithoutComments, kind: ContextOptions['itemPassage'], maxChars: number): string {
+  if (kind === 'quotes') return quotesPassage(item, maxChars * QUOTES_PASSAGES);
+  if (kind === 'chapters') return chapterLines(parseChapters(readableBody(item).trim() || item.description)).slice(0, maxChars * CHAPTERS_PASSAGES);
+  return '';
 }
 
 /**

@@ -13,6 +13,7 @@ import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
 import { broadSearch, heldTogether, itemCommentCandidates, termsNeeded } from './candidates.js';
 import { buildContext } from './context.js';
+import { chapterAsked } from '../ai/video-chapters.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, RERANK_MAX, rerankCandidates, roomItemFirst, type RerankMethod } from './rerank.js';
 import { conversationSource, recentChat, type ChatWindow } from './recent-chat.js';
@@ -142,12 +143,14 @@ export class RagPipeline {
     const ofItsDetails = room.details !== undefined && detailAsked(focused) !== null;
     // "Who is quoted?": the item's sentences giving someone words (buildContext's `quotes`).
     const quotesAsked = room.details !== undefined && asksWhoIsQuoted(focused);
+    // "What happens at 3:00?": the video's chapter lines (buildContext's `chapters`).
+    const chaptersAsked = room.details?.kind === 'video' && chapterAsked(focused) !== null;
     const candidates =
       room.category !== undefined
         ? inCategory(found.candidates, room.category, searched)
         : aboutComments
           ? found.candidates.filter((c) => c.kind !== 'comment' || c.itemId === room.id)
-          : ofItsDetails || quotesAsked || itemNamed !== null || pointsAtTheItem(asked, searched)
+          : ofItsDetails || quotesAsked || chaptersAsked || itemNamed !== null || pointsAtTheItem(asked, searched)
             ? ofTheItem(found.candidates, room.id)
             : found.candidates;
     const best = Number.isFinite(found.questionBest) ? Math.round(found.questionBest * 1000) / 1000 : 0;
@@ -175,6 +178,7 @@ export class RagPipeline {
         ofItsDetails ||
         comments.length > 0 ||
         quotesAsked ||
+        chaptersAsked ||
         stance !== null ||
         (await heldTogether(this.options.store, candidates, searched, room.category === undefined ? room.id : undefined)));
     const chatRelevant = chat !== null && chatAnswers(asked, chat.lines);
@@ -198,9 +202,10 @@ export class RagPipeline {
 
     hooks.onStage?.('reranking');
     t = performance.now();
-    // Asked who the item quotes, the item is the one source: no snippet holds the answer's words.
-    const quoting = quotesAsked ? candidates.filter((c) => c.itemId === room.id && c.kind !== 'comment').slice(0, 1) : [];
-    const chosen = comments.length ? comments : quoting;
+    // Asked who the item quotes, or of a video's chapters, the item is the one source: no snippet holds the answer's words.
+    const itemPassage = quotesAsked ? 'quotes' : chaptersAsked ? 'chapters' : undefined;
+    const itemAlone = itemPassage ? candidates.filter((c) => c.itemId === room.id && c.kind !== 'comment').slice(0, 1) : [];
+    const chosen = comments.length ? comments : itemAlone;
     const ranked = chosen.length
       ? { method: 'skipped' as RerankMethod, selected: chosen }
       : documentsRelevant
@@ -216,7 +221,7 @@ export class RagPipeline {
 
     t = performance.now();
     const selected = chosen.length ? chosen : roomItemFirst(ranked.selected, candidates, room.id);
-    const built = await buildContext(this.options.store, selected, searched, { roomItemId: room.id, quotes: quoting.length > 0 });
+    const built = await buildContext(this.options.store, selected, searched, { roomItemId: room.id, ...(itemAlone.length ? { itemPassage } : {}) });
     // Cut between characters: a cut emoji's first half reached the prompt as U+FFFD.
     const topic = room.context.slice(0, safeCut(room.context, TOPIC_MAX_CHARS));
     this.log.debug({ roomId: room.id, roomContextChars: topic.length }, `Room context - Title: ${room.title}, Summary length: ${topic.length}`);

@@ -771,3 +771,22 @@ describe('a question of why the story matters', () => {
     expect((await ask('video_v03', 'Why does it matter?')).answer).toMatch(/^The Orrery-2 stellarator in Kaldmere just ran a hydrogen plasma/);
   });
 });
+
+describe('a question of a video’s chapters', () => {
+  it('is answered from the room’s video’s chapter lines, not from other items’ words', async () => {
+    // "What are the chapters?" quoted a novelist's `Includes a reading from chapter nine.`
+    expect((await ask('video_v09', 'What are the chapters?')).answer).toBe(
+      "The video's chapters: 0:00 The headline number; 1:30 Who was in the trial; 3:10 Side effects; 5:00 Why weekly matters; 6:40 What we still don't know. [1]",
+    );
+    expect((await ask('video_v09', 'What is discussed at 3:00?')).answer).toBe('At 3:00 the video is in its chapter “Who was in the trial” (1:30–3:10). [1]');
+    // A chapter's title holding a time: `05:20 Sunday: the low at 03:00 UTC`.
+    expect((await ask('video_v05', 'When do they talk about the reserve report?')).answer).toBe(
+      'The chapter “The reserve report footnotes” starts at 10:05. [1]',
+    );
+    expect((await ask('video_v09', 'How long is the video?')).answer).toMatch(/^This video's page does not give its length; its last chapter/);
+    // A video whose description lists none: the outage items' `six hours and twelve minutes` answered.
+    expect((await ask('video_v06', 'What happens at 12 minutes?')).answer).toBe(
+      "This video's description lists no chapters, so I cannot tell what comes at 12:00.",
+    );
+  });
+});

@@ -57,7 +57,7 @@ function bylineIn(text: string): string | undefined {
   return BYLINE.exec(text)?.[1];
 }
 
-/** A detail as it reads in a message: its markup escaped (markdownLiteral). */
-function literal(text: string): string {
+/** A detail or a title as it reads in a message: its markup escaped (markdownLiteral). */
+export function literal(text: string): string {
   return markdownLiteral(withoutLiteralEscapes(text));
 }

@@ -6,6 +6,7 @@
  */
 import { answerFromDetails } from './item-details-answer.js';
 import { asksWhoIsQuoted, withoutItemNamed, withoutMakerStance } from '../item-questions.js';
+import { answerFromChapters } from './chapters-answer.js';
 import { quotedOverview } from './quoted-people.js';
 import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import {
@@ -170,6 +171,9 @@ export class LocalChatModel implements ChatModel {
     const itemSource = prompt.sources.find((s) => s.roomItem);
     const told = prompt.item ? answerFromDetails(questionFocus(prompt.question), prompt.item, itemSource?.n, itemSource?.content) : null;
     if (told) return told;
+    // "What happens at 3:00?": the video's chapter lines.
+    const chaptered = prompt.item?.kind === 'video' && itemSource ? answerFromChapters(questionFocus(prompt.question), itemSource.content, itemSource.n) : null;
+    if (chaptered) return chaptered;
     const documents = prompt.sources.filter((s) => (s.section ?? 'document') === 'document');
     const discussion = prompt.sources.filter((s) => s.section === 'recent' || s.section === 'memory');
     const comments = asksAboutComments(prompt.question) ? documents.filter((s) => commenterOf(s.label) !== null) : [];
