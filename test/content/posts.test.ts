@@ -32,6 +32,13 @@ const x = 1;
 > A quoted line &amp; an entity.
 `;
 
+describe('a post’s table', () => {
+  it('reads a row as a sentence: its cells apart by a dash and a stop at its end', () => {
+    const md = 'Key dates\n\n| Date | What happens |\n|---|---|\n| 8 July 2026 | Act **passed** |\n| 1 January 2027 | Rules apply. |\n\nAfter.';
+    expect(markdownToText(md)).toBe('Key dates\n\nDate — What happens.\n8 July 2026 — Act passed.\n1 January 2027 — Rules apply.\n\nAfter.');
+  });
+});
+
 describe('postFromMarkdown', () => {
   it('reads the front matter and keeps the markdown as the body; its text is what is indexed', () => {
     const item = validateItem(postFromMarkdown(POST, 'ignored-name.md'), opts);

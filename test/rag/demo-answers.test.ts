@@ -726,7 +726,8 @@ describe('a question answered by a list entry with a label', () => {
   it('quotes the entry’s sentence with its label, not the label alone', async () => {
     // `2. **Cold.** VS-2 kept 91% …` in the sodium-ion post: the answer was `Cold. [1]`.
     const answer = (await ask('post_p08', 'How does it do in the cold?')).answer;
-    expect(answer).toMatch(/^Cold\. VS-2 kept 91% of its capacity at -20 °C, versus roughly 70% for the LFP reference\. \[1\]/);
+    expect(answer).toMatch(/(?:^|\] )Cold\. VS-2 kept 91% of its capacity at -20 °C, versus roughly 70% for the LFP reference\. \[1\]/);
+    expect(answer).not.toMatch(/Cold\. \[1\]/);
   });
 });
 
@@ -788,5 +789,13 @@ describe('a question of a video’s chapters', () => {
     expect((await ask('video_v06', 'What happens at 12 minutes?')).answer).toBe(
       "This video's description lists no chapters, so I cannot tell what comes at 12:00.",
     );
+  });
+});
+
+describe('a question answered by a row of a post’s table', () => {
+  it('quotes the row as a sentence of its own, not the whole table', async () => {
+    // `Metric (6 months) 2024–25 2025–26 (pilot) Change Revenue €2.31m …` was one sentence.
+    expect((await ask('post_p09', 'Did revenue fall?')).answer).toMatch(/^Revenue — €2\.31m — €2\.36m — \+2\.2%\. \[1\]/);
+    expect((await ask('post_p07', 'What are the penalties?')).answer).toMatch(/impose fines of up to 4% of annual Lowmark turnover/);
   });
 });

@@ -21,6 +21,7 @@ const KIN_GROUPS = [
   ['big', 'large'],
   ['doctor', 'physician'],
   ['lawyer', 'attorney'],
+  ['penalty', 'fine', 'sanction'],
 ].map((group) => group.map(stem));
 
 /**

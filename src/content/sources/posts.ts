@@ -25,6 +25,20 @@ const EMPTY_FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$
 export const FRONT_MATTER_MAX_CHARS = 16_384;
 
 const markdown = new MarkdownIt({ html: true, linkify: false, typographer: false });
+/**
+ * A table row reads as a sentence: its cells apart by ` — ` and a stop at its end (`1 January 2027
+ * — Parts, information and pairing rules apply to new devices.`). Its cells only spaced, a whole
+ * table was one sentence in a passage (`Date What happens 8 July 2026 Act passed by 8 January
+ * …`), quoted whole or never.
+ */
+for (const rule of ['td_close', 'th_close'] as const) {
+  markdown.renderer.rules[rule] = (tokens, idx, options, _env, self) => {
+    const closed = self.renderToken(tokens, idx, options);
+    if (tokens[idx + 1]?.type !== 'tr_close') return `${closed} — `;
+    const cell = tokens[idx - 1]?.type === 'inline' ? tokens[idx - 1].content.trim() : '';
+    return cell && !/[.!?:;]$/.test(cell) ? `.${closed}` : closed;
+  };
+}
 
 /** Markdown to plain text: blocks become paragraphs, list items lines, code stays verbatim. */
 export function markdownToText(source: string): string {
