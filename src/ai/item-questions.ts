@@ -174,8 +174,8 @@ export function asksWhoIsQuoted(question: string): boolean {
   return asked !== null && QUOTES.some((pattern) => pattern.test(asked));
 }
 
-/** `question` lower-cased, its opening filler and closing marks off; null when too long to be one of these. */
-function plainShortQuestion(question: string): string | null {
+/** `question` lower-cased, its opening filler and closing marks off; null when too long to be a question of the item (these, a video's chapters). */
+export function plainShortQuestion(question: string): string | null {
   // A short question is all these ask; a long one is not read (the trims below scan its end).
   if (question.length > QUESTION_MAX_CHARS) return null;
   return question

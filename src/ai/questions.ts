@@ -420,8 +420,8 @@ const AUXILIARY = /^(?:do|does|did|will|would|can|could|should|shall|may|might|m
  */
 function subjectOf(question: string): string[] {
   const phrases = nounPhrases(question);
-  // "Is the battery life good?": the first phrase runs on into what is asked of it.
-  if (YES_NO_OF_BEING.test(question) && phrases.length && predicateOf(question).length) phrases[0].content.pop();
+  // "Is the battery life good?": the first phrase runs on into what is asked of it (predicateOf).
+  if (YES_NO_OF_BEING.test(question) && phrases.length && phrases[0].content.length > 1) phrases[0].content.pop();
   return phrases.flatMap(({ content, before }) => (content.length > 1 && before && AUXILIARY.test(before) ? content.slice(0, -1) : content));
 }
 

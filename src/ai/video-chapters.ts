@@ -7,6 +7,8 @@
  * (ai/local/chapters-answer.ts); a remote model reads the same lines.
  */
 
+import { plainShortQuestion } from './item-questions.js';
+
 /** A chapter: where it starts (seconds), its time as written, and its title. */
 export interface Chapter {
   start: number;
@@ -62,15 +64,22 @@ function chaptersIn(matches: RegExpMatchArray[]): Chapter[] {
   return best.length >= CHAPTERS_MIN ? best : [];
 }
 
-/** The chapters as lines (`3:10 Side effects`): the passage the prompt shows of them. */
-export function chapterLines(chapters: readonly Chapter[]): string {
-  return chapters.map((c) => `${c.stamp} ${c.title}`).join('\n');
+/** The chapters as lines (`3:10 Side effects`), the whole lines that fit in `maxChars`: the passage the prompt shows of them. */
+export function chapterLines(chapters: readonly Chapter[], maxChars = Infinity): string {
+  const lines: string[] = [];
+  let chars = 0;
+  for (const c of chapters) {
+    const line = `${c.stamp} ${c.title}`;
+    chars += line.length + (lines.length ? 1 : 0);
+    if (chars > maxChars) break;
+    lines.push(line);
+  }
+  return lines.join('\n');
 }
 
 /** What a question asks of a video's chapters. */
 export type ChapterAsk = { kind: 'list' } | { kind: 'at'; seconds: number } | { kind: 'when'; about: string } | { kind: 'length' };
 
-const QUESTION_MAX_CHARS = 160;
 const LIST =
   /\b(?:what|which|list|show|give)\b.{0,40}\b(?:chapters|timestamps|sections|segments)\b|\b(?:table of contents|the outline)\b|^what (?:does|do) (?:it|the video|this video|they) cover$|^what(?:'s| is) covered(?: in (?:it|the video|this video))?$/;
 const AT_TIME = new RegExp(
@@ -84,13 +93,8 @@ const LENGTH =
 
 /** What `question` asks of the room's video's chapters, or null when it asks none of these. */
 export function chapterAsked(question: string): ChapterAsk | null {
-  if (question.length > QUESTION_MAX_CHARS) return null;
-  const q = question
-    .toLowerCase()
-    .replace(/[’‘]/g, "'")
-    .replace(/^[\s"'“(]*(?:(?:so|and|ok|okay|hey|btw)\b[\s,:;-]*)*/, '')
-    .replace(/[\s?!.,"'”)]+$/, '')
-    .replace(/\s+/g, ' ');
+  const q = plainShortQuestion(question);
+  if (q === null) return null;
   if (LENGTH.test(q)) return { kind: 'length' };
   if (LIST.test(q)) return { kind: 'list' };
   const at = AT_TIME.exec(q);

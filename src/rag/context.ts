@@ -97,7 +97,7 @@ export function documentLabel(title: string): string {
 /** The room item's passage of `kind` (ContextOptions.itemPassage); '' for none, or when the item has nothing of the kind. */
 function wholeItemPassage(item: ItemWithoutComments, kind: ContextOptions['itemPassage'], maxChars: number): string {
   if (kind === 'quotes') return quotesPassage(item, maxChars * QUOTES_PASSAGES);
-  if (kind === 'chapters') return chapterLines(parseChapters(readableBody(item).trim() || item.description)).slice(0, maxChars * CHAPTERS_PASSAGES);
+  if (kind === 'chapters') return chapterLines(parseChapters(readableBody(item).trim() || item.description), maxChars * CHAPTERS_PASSAGES);
   return '';
 }
 

@@ -38,6 +38,8 @@ describe('parseChapters', () => {
       '07:45 Benchmarks',
     ]);
     expect(chapterLines(parseChapters(review))).toBe('00:00 Unboxing and first boot\n03:20 Display, keyboard and trackpad\n07:45 Benchmarks');
+    // Cut to whole lines: a passage never ends in half a title.
+    expect(chapterLines(parseChapters(review), 70)).toBe('00:00 Unboxing and first boot\n03:20 Display, keyboard and trackpad');
   });
 
   it('finds none in times that are no list starting at 0:00 and going forward', () => {

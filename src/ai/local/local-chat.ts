@@ -167,12 +167,13 @@ export class LocalChatModel implements ChatModel {
     const asked = withPlainApostrophes(parsed.question);
     // "What does the author think about crunch?" is answered as "what does it say about crunch?": no sentence says "author" or "think".
     const prompt = { ...parsed, question: (parsed.item && withoutMakerStance(questionFocus(asked))) || asked };
+    const focus = questionFocus(prompt.question);
     // "Who wrote this?": the item's byline, which its text rarely says.
     const itemSource = prompt.sources.find((s) => s.roomItem);
-    const told = prompt.item ? answerFromDetails(questionFocus(prompt.question), prompt.item, itemSource?.n, itemSource?.content) : null;
+    const told = prompt.item ? answerFromDetails(focus, prompt.item, itemSource?.n, itemSource?.content) : null;
     if (told) return told;
     // "What happens at 3:00?": the video's chapter lines.
-    const chaptered = prompt.item?.kind === 'video' && itemSource ? answerFromChapters(questionFocus(prompt.question), itemSource.content, itemSource.n) : null;
+    const chaptered = prompt.item?.kind === 'video' && itemSource ? answerFromChapters(focus, itemSource.content, itemSource.n) : null;
     if (chaptered) return chaptered;
     const documents = prompt.sources.filter((s) => (s.section ?? 'document') === 'document');
     const discussion = prompt.sources.filter((s) => s.section === 'recent' || s.section === 'memory');
