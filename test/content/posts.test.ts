@@ -5,6 +5,8 @@ import { validateItem } from '../../src/content/items.js';
 import { chunkItem } from '../../src/content/ingest/chunker.js';
 import { FRONT_MATTER_MAX_CHARS, markdownFiles, markdownToText, postFromMarkdown, readPostFile, readableBody } from '../../src/content/sources/posts.js';
 import { CORPORA, tempDir } from '../helpers.js';
+import { splitSentences } from '../../src/ai/local/extractive-text.js';
+import { squash } from '../../src/text.js';
 
 const opts = { bodyMaxChars: 200_000 };
 
@@ -33,9 +35,29 @@ const x = 1;
 `;
 
 describe('a post’s table', () => {
-  it('reads a row as a sentence: its cells apart by a dash and a stop at its end', () => {
+  it('reads a row as a sentence: its first cell, then each cell after its heading, apart by a dash, a stop at its end', () => {
     const md = 'Key dates\n\n| Date | What happens |\n|---|---|\n| 8 July 2026 | Act **passed** |\n| 1 January 2027 | Rules apply. |\n\nAfter.';
-    expect(markdownToText(md)).toBe('Key dates\n\nDate — What happens.\n8 July 2026 — Act passed.\n1 January 2027 — Rules apply.\n\nAfter.');
+    expect(markdownToText(md)).toBe('Key dates\n\n8 July 2026 — What happens: Act passed.\n1 January 2027 — What happens: Rules apply.\n\nAfter.');
+  });
+
+  it('starts a row with a capital, so that it does not run on from the row before it', () => {
+    const md = '| Date | What happens |\n|---|---|\n| 8 July 2026 | Act passed |\n| by 8 January 2027 | List published |';
+    const text = markdownToText(md);
+    expect(text).toBe('8 July 2026 — What happens: Act passed.\nBy 8 January 2027 — What happens: List published.');
+    expect(splitSentences(squash(text)).map((s) => s.text)).toEqual([
+      '8 July 2026 — What happens: Act passed.',
+      'By 8 January 2027 — What happens: List published.',
+    ]);
+  });
+
+  it('leaves out empty cells and empty rows, reads headings as plain text, and a table of headings alone as its headings', () => {
+    const md = '| **Metric** | `2024` | Change |\n|---|---|---|\n| Revenue | €2.31m | |\n| | | |\n| People who left | | -3 |';
+    expect(markdownToText(md)).toBe('Revenue — 2024: €2.31m.\nPeople who left — Change: -3.');
+    expect(markdownToText('| Date | What happens |\n|---|---|')).toBe('Date — What happens.');
+  });
+
+  it('reads a cell’s inline HTML as the text it shows', () => {
+    expect(markdownToText('| a | b |\n|---|---|\n| <b>x</b> | 1 < 2 |')).toBe('X — b: 1 < 2.');
   });
 });
 

@@ -794,8 +794,15 @@ describe('a question of a video’s chapters', () => {
 
 describe('a question answered by a row of a post’s table', () => {
   it('quotes the row as a sentence of its own, not the whole table', async () => {
-    // `Metric (6 months) 2024–25 2025–26 (pilot) Change Revenue €2.31m …` was one sentence.
-    expect((await ask('post_p09', 'Did revenue fall?')).answer).toMatch(/^Revenue — €2\.31m — €2\.36m — \+2\.2%\. \[1\]/);
+    // `Metric (6 months) 2024–25 2025–26 (pilot) Change Revenue €2.31m …` was one sentence; each
+    // cell now follows its column's heading.
+    expect((await ask('post_p09', 'What happened to overtime?')).answer).toMatch(
+      /^Overtime hours — 2024–25: 1,880 — 2025–26 \(pilot\): 740 — Change: −61%\. \[1\]/,
+    );
+    // A row starting in lower case (`by 8 January 2027`) ran on from the row before it.
+    const list = (await ask('post_p07', 'When does the ministry publish the list?')).answer;
+    expect(list).toContain('By 8 January 2027 — What happens: Ministry publishes list of "commonly available tools". [1]');
+    expect(list).not.toContain('Act passed');
     expect((await ask('post_p07', 'What are the penalties?')).answer).toMatch(/impose fines of up to 4% of annual Lowmark turnover/);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import MarkdownIt from 'markdown-it';
+import MarkdownIt, { type StateCore, type Token } from 'markdown-it';
 import { parse as parseYaml } from 'yaml';
 import { SalonError, errors } from '../../errors.js';
 import { readLocalFile } from '../../local-files.js';
@@ -26,18 +26,72 @@ export const FRONT_MATTER_MAX_CHARS = 16_384;
 
 const markdown = new MarkdownIt({ html: true, linkify: false, typographer: false });
 /**
- * A table row reads as a sentence: its cells apart by ` — ` and a stop at its end (`1 January 2027
- * — Parts, information and pairing rules apply to new devices.`). Its cells only spaced, a whole
- * table was one sentence in a passage (`Date What happens 8 July 2026 Act passed by 8 January
- * …`), quoted whole or never.
+ * A table reads as sentences, a row each: its first cell, then each other cell after its column's
+ * heading (`1 January 2027 — What happens: Parts, information and pairing rules apply to new
+ * devices.`), apart by ` — `, a capital at its start and a stop at its end. Its cells only spaced,
+ * a whole table was one sentence in a passage (`Date What happens 8 July 2026 Act passed by 8
+ * January …`), quoted whole or never; a row of its cells alone says `€2.31m` without saying of
+ * what, the heading row was quoted as a sentence of its own (`Date — What happens.`), and a row
+ * starting in lower case (`by 8 January 2027 — …`) ran on from the row before it.
  */
-for (const rule of ['td_close', 'th_close'] as const) {
-  markdown.renderer.rules[rule] = (tokens, idx, options, _env, self) => {
-    const closed = self.renderToken(tokens, idx, options);
-    if (tokens[idx + 1]?.type !== 'tr_close') return `${closed} — `;
-    const cell = tokens[idx - 1]?.type === 'inline' ? tokens[idx - 1].content.trim() : '';
-    return cell && !/[.!?:;]$/.test(cell) ? `.${closed}` : closed;
-  };
+markdown.core.ruler.push('table_rows_as_sentences', (state) => {
+  const out: Token[] = [];
+  for (let i = 0; i < state.tokens.length; i++) {
+    const token = state.tokens[i];
+    if (token.type !== 'table_open') {
+      out.push(token);
+      continue;
+    }
+    const rows: { heading: boolean; cells: Token[] }[] = [];
+    let heading = false;
+    for (i++; i < state.tokens.length && state.tokens[i].type !== 'table_close'; i++) {
+      const t = state.tokens[i];
+      if (t.type === 'thead_open' || t.type === 'thead_close') heading = t.type === 'thead_open';
+      else if (t.type === 'tr_open') rows.push({ heading, cells: [] });
+      else if (t.type === 'inline') rows.at(-1)?.cells.push(t);
+    }
+    out.push(...tableAsParagraph(rows, state));
+  }
+  state.tokens = out;
+});
+
+/** The plain text of a cell's inline markup (`**Date**` is `Date`). */
+function plainCell(cell: Token): string {
+  return (cell.children ?? [])
+    .filter((c) => c.type === 'text' || c.type === 'code_inline')
+    .map((c) => c.content)
+    .join('')
+    .trim();
+}
+
+/** A table's rows as one paragraph of sentences, a line each (see the rule above); none for a table of empty cells. */
+function tableAsParagraph(rows: { heading: boolean; cells: Token[] }[], state: StateCore): Token[] {
+  const headings = rows.find((r) => r.heading)?.cells.map(plainCell) ?? [];
+  const body = rows.filter((r) => !r.heading);
+  const text = (content: string) => Object.assign(new state.Token('text', '', 0), { content });
+  const lines: Token[][] = [];
+  // A table of headings alone is read as its headings.
+  for (const row of body.length ? body : rows.filter((r) => r.heading)) {
+    const line: Token[] = [];
+    let last = '';
+    row.cells.forEach((cell, k) => {
+      const plain = plainCell(cell);
+      if (!plain) return;
+      last = plain;
+      if (line.length) line.push(text(' — '));
+      if (line.length && body.length && headings[k]) line.push(text(`${headings[k]}: `));
+      line.push(...(cell.children ?? []));
+    });
+    if (!line.length) continue;
+    const first = line.find((t) => (t.type === 'text' || t.type === 'code_inline') && t.content.trim());
+    if (first?.type === 'text') first.content = first.content.replace(/^\s*\p{Ll}/u, (c) => c.toUpperCase());
+    if (!/[.!?:;]$/.test(last)) line.push(text('.'));
+    lines.push(line);
+  }
+  if (!lines.length) return [];
+  const inline = new state.Token('inline', '', 0);
+  inline.children = lines.flatMap((line, k) => (k ? [new state.Token('hardbreak', 'br', 0), ...line] : line));
+  return [new state.Token('paragraph_open', 'p', 1), inline, new state.Token('paragraph_close', 'p', -1)];
 }
 
 /** Markdown to plain text: blocks become paragraphs, list items lines, code stays verbatim. */
