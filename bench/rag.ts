@@ -37,7 +37,7 @@
  * `--alloc-prof FILE` writes a sampled allocation profile of the asks alone (a `.heapprofile`: every
  * sampled allocation, freed ones included), for finding what makes the collections an ask waits for.
  * `--trace FILE` writes one JSON line per measured ask, for finding what the slowest ones ran
- * into: its overhead and stages (ms), the garbage collections that began during it (`gc`: count
+ * into: its question, its overhead and stages (ms), the garbage collections that began during it (`gc`: count
  * and ms), and the store's calls made during it with the time each spent synchronously (`store`:
  * ms by method; on SQLite that is all of their work, on PostgreSQL only the part before the
  * round trip), the process's minor page faults during it (`minor_faults`: every thread's), and how each vector index answered the searches made during it (`searches`: by
@@ -471,7 +471,8 @@ async function main(): Promise<void> {
       const threadFrom = tracer ? mainThreadTimes() : null;
       const faultsFrom = tracer ? process.resourceUsage().minorPageFault : 0;
       const from = mark();
-      const { done } = assistant.ask({ roomId: item.id, threadId, text: questionAbout(item, i), asker: { id: `bench_${i}`, name: 'Bench' } });
+      const question = questionAbout(item, i);
+      const { done } = assistant.ask({ roomId: item.id, threadId, text: question, asker: { id: `bench_${i}`, name: 'Bench' } });
       await done;
       const to = mark();
       const threadTo = threadFrom ? mainThreadTimes() : null;
@@ -486,6 +487,7 @@ async function main(): Promise<void> {
         traced.push(
           JSON.stringify({
             ask: i - WARMUP_ASKS,
+            question,
             overhead_ms: ms(overhead.wall),
             total_ms: ms(to.wall - from.wall),
             stages: Object.fromEntries(Object.entries(parts).map(([name, m]) => [name, ms(m.wall)])),
