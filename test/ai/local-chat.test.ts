@@ -541,6 +541,17 @@ describe('extractive text tools', () => {
     expect(askedTerms('How did they go to the meeting?')).toEqual(contentTerms('go meeting'));
   });
 
+  it('does not count the verb of how a thing works, or of what someone thinks of it', () => {
+    expect(askedTerms('How does the triage AI work?')).toEqual(contentTerms('triage AI'));
+    expect(askedTerms('How do these batteries work in practice?')).toEqual(contentTerms('these batteries in practice'));
+    expect(askedTerms('What do nurses think?')).toEqual(contentTerms('nurses'));
+    expect(askedTerms('How do the traders feel about the tram?')).toEqual(contentTerms('traders about tram'));
+    // Work that is the thing asked about, and a thought that is, stay.
+    expect(askedTerms('How much work is left?')).toEqual(contentTerms('work left'));
+    expect(askedTerms('Who works at the archive?')).toEqual(contentTerms('works archive'));
+    expect(askedTerms('Is the think tank funded?')).toEqual(contentTerms('think tank funded'));
+  });
+
   it('reads a side taken as sources say it', () => {
     expect(questionFocus('Who voted for the Durable Devices Act?')).toBe('Who voted in favour of the Durable Devices Act?');
     expect(questionFocus('Which parties opposed the budget?')).toBe('Which parties against the budget?');

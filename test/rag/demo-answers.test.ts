@@ -764,6 +764,23 @@ describe('a question of how something went', () => {
   });
 });
 
+describe('a question of how a thing works or what people think of it', () => {
+  it('is answered from the room’s item, not from any source saying "work" or "think"', async () => {
+    const works = await ask('news_n18', 'How does the triage AI work?');
+    expect(works.answer).toMatch(/triage software that uses artificial intelligence/);
+    // `I think that is the wrong lesson.` (the outage post) answered the nurses' question.
+    const nurses = await ask('news_n18', 'What do nurses think?');
+    expect(nurses.answer).not.toContain('wrong lesson');
+    expect(nurses.answer).toMatch(/[Nn]urse/);
+    expect(nurses.sources.every((s) => s.id.startsWith('news_n18'))).toBe(true);
+  });
+
+  it('reads a source’s "safety" for "safe"', async () => {
+    // "Is it safe?" was "not answered" beside `an actual safety improvement`.
+    expect((await ask('news_n18', 'Is it safe?')).answer).toMatch(/actual safety improvement/);
+  });
+});
+
 describe('a question of why the story matters', () => {
   it('is answered with the story as a whole, not a commenter’s "important"', async () => {
     // `Important caveat for everyone about to post 'fusion is here' …` answered "why is this important?".

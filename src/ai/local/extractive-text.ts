@@ -350,6 +350,21 @@ const GONE_WRONG =
 const HOW_COMPARED = /\bhow\s+(?:does|do|did|would|will|could|might)\s+[^?.!]{1,60}?\s+(compare|stack\s+up|measure\s+up)\s+(?:with|to|against)\b/gi;
 
 /**
+ * "How does the triage AI work?": the verb asks how the thing does what it does, and the sentences
+ * telling it rarely say "work" (`the software … combined their answers with vital signs … to
+ * suggest an urgency category`), while any `work` of another source ("a four-day work week") held it.
+ */
+const HOW_IT_WORKS =
+  /\bhow\s+(?:does|do|did|will|would|can|could)\s+[^?.!]{1,60}?\s+(work|works|function|operate)(?=\s*(?:$|[?!.,]|exactly\b|in\s+practice\b))/gi;
+
+/**
+ * "What do nurses think?", "how do the traders feel about it?": the verb asks for their view, which
+ * sources tell as what they said, supported or worried about; weighed as a term, another post's
+ * `I think that is the wrong lesson.` answered the nurses' question.
+ */
+const VIEW_ASKED = /\b(?:what|how)\s+(?:do|does|did)\s+[^?.!]{1,60}?\s+(think|feel|believe|reckon)\b/gi;
+
+/**
  * "What does it say about the keyboard?", "what is said of the cost?": the verb asks what a source
  * tells of the thing after it, as "what about the keyboard?" does. Weighed as a term, `says` made
  * `The company says it has taken about 18,000 preorders` the answer, and `said` any quote's. Not
@@ -408,6 +423,8 @@ export function askedTerms(question: string): string[] {
       ...question.matchAll(GONE_WRONG),
       ...question.matchAll(SAID_ABOUT),
       ...question.matchAll(HOW_COMPARED),
+      ...question.matchAll(HOW_IT_WORKS),
+      ...question.matchAll(VIEW_ASKED),
       ...question.matchAll(DISCUSSED_HERE),
       ...question.matchAll(IN_FORCE),
       ...question.matchAll(LEGAL_ACTION),

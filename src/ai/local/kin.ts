@@ -22,6 +22,8 @@ const KIN_GROUPS = [
   ['doctor', 'physician'],
   ['lawyer', 'attorney'],
   ['penalty', 'fine', 'sanction'],
+  ['build', 'make'],
+  ['safe', 'safety'],
 ].map((group) => group.map(stem));
 
 /**
