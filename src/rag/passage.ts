@@ -5,7 +5,7 @@
  * sentence; ties go to the window best centred on the strongest sentence. A window holding a
  * strongest sentence that also holds most of the question's terms and an answer of the asked type
  * (a date for "when", a number for "how many", for "who did it" a sentence telling the deed, best
- * with its doer) comes before any that holds none. A list's entries keep their line breaks.
+ * with its doer; asked no kind of answer, every asked term) comes before any that holds none. A list's entries keep their line breaks.
  */
 import { askedTerms, idfTable, squashKeepingListEntries, words } from '../ai/local/extractive-text.js';
 import { answerType, hasCue, type AnswerType } from '../ai/local/extractive-answer.js';
@@ -106,7 +106,9 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
 /**
  * Per sentence, how well it answers: 1 when it is a strongest one (`strongest`, the top score),
  * holds most of the question's terms (as the relevance gate counts them, rag/candidates.ts) and an
- * answer of the type the question asks, else 0. "When will the comet be visible?": the lead
+ * answer of the type the question asks (asked no kind, as "what did Aurelian order?", every term
+ * it asks: a window further on naming Aurelian in more sentences, with `the order was a
+ * significant bet`, left out the lead saying what it ordered), else 0. "When will the comet be visible?": the lead
  * sentence says "could become visible to the naked eye in October", but the window further on
  * named the comet in more sentences and won, and with it "magnitude 3.5, which would make the
  * comet visible", which holds the same words and no date. Only a sentence holding most of the question counts: in the tram
@@ -128,7 +130,10 @@ function answeringSentences(q: QuestionReading, sentences: { text: string }[], m
     const told = sentences.map((s, i) => matched[i].length >= needed && tellsDeed(s.text, deed, others));
     if (told.some(Boolean)) return told.map((t, i) => (!t ? 0 : namesDoer(sentences[i].text, deed) ? 2 : 1));
   }
-  return sentences.map((s, i) => (scores[i] >= strongest - 1e-9 && matched[i].length >= needed && hasCue(type, s.text, q.words) ? 1 : 0));
+  const whole = type === 'other' ? Math.max(needed, q.asked) : Infinity;
+  return sentences.map((s, i) =>
+    scores[i] >= strongest - 1e-9 && matched[i].length >= needed && (hasCue(type, s.text, q.words) || matched[i].length >= whole) ? 1 : 0,
+  );
 }
 
 /**
@@ -149,6 +154,8 @@ interface QuestionReading {
   type: AnswerType;
   /** Terms of the question a sentence must hold to be about it (termsNeeded). */
   needed: number;
+  /** How many distinct terms the question asks (askedTerms). */
+  asked: number;
   /** The deed a "who did it?" question asks, if it is one. */
   deed: { word: string; term: string } | null;
   words: Set<string>;
@@ -185,6 +192,7 @@ function newReading(question: string): QuestionReading {
     weigh: askedUnits(question, asked),
     type,
     needed: termsNeeded(question),
+    asked: new Set(asked).size,
     deed,
     words: new Set(words(question)),
   };

@@ -764,6 +764,13 @@ describe('a question of how something went', () => {
   });
 });
 
+describe('a question asking no kind of answer', () => {
+  it('is answered from the lead sentence holding all it asks, not from a passage naming some of it more often', async () => {
+    // `Aurelian currently operates 84 ships …` answered it: the lead was not in the passage.
+    expect((await ask('news_n16', 'What did Aurelian order?')).answer).toMatch(/^Aurelian Lines, [^[]*has ordered 12 container ships/);
+  });
+});
+
 describe('a question of how a thing works or what people think of it', () => {
   it('is answered from the room’s item, not from any source saying "work" or "think"', async () => {
     const works = await ask('news_n18', 'How does the triage AI work?');

@@ -248,6 +248,19 @@ describe('stage 3: passage choice', () => {
     expect(bestPassage(film, 'Who restored the film?')).toContain('spent two years restoring the film');
   });
 
+  it('asked no kind of answer, takes the passage of the one sentence holding every asked term over one naming some of them more often', () => {
+    // "What did Aurelian order?": the window further on named Aurelian and its ships in more
+    // sentences, and the lead saying what it ordered was left out of the prompt.
+    const text =
+      'Nordby Lines has ordered six electric ferries for its island routes, its largest order yet. ' +
+      `${filler(20)} ` +
+      'Nordby said the ferries are quieter. Nordby runs 40 ferries today. Analysts called the order a big bet. ' +
+      'Nordby will retire eight older ferries. Nordby expects the ferries to cut fuel costs. Nordby plans a charging terminal.';
+    expect(bestPassage(text, 'What did Nordby order?')).toContain('has ordered six electric ferries');
+    // A sentence holding only some of them does not jump the queue.
+    expect(bestPassage(text, 'What do the Nordby ferries cost to run?')).toContain('cut fuel costs');
+  });
+
   it('finds an asked word its source writes apart, far into a long text', () => {
     // The joiner reads the whole text once before its sentences: a text that passes is read sentence by sentence.
     const text =
