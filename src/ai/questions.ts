@@ -38,12 +38,14 @@ export function asksAboutComments(question: string): boolean {
 const WHAT_GOES_ON = /^\s*what(?:'s| is| has| had)?(?: just)? (?:happened|happening|going on)(?: here| there| then)?(?:\s*\?)?\s*$/i;
 
 /**
- * "What's new?", "what's the latest in tech?", "what went wrong?", "any news?": the room's news as a
- * whole, of what group 1 names when it names something. "What went wrong?" in the cloud outage's
- * video room was answered from the tram post's `They go wrong on the street`.
+ * "What's new?", "what's the latest in tech?", "what went wrong?", "any news?", "what is being done
+ * about it?": the room's news as a whole, of what group 1 names when it names something. "What
+ * went wrong?" in the cloud outage's video room was answered from the tram post's `They go wrong
+ * on the street`; "what is being done about it?" in the measles outbreak's room was "not
+ * answered", no sentence of it saying "done" (`… would extend emergency vaccination clinics`).
  */
 const WHAT_IS_NEW =
-  /^\s*(?:what(?:'s| is)(?: the)? (?:new|latest|news|story)|what (?:went|has gone|had gone|is going) wrong|any (?:news|updates?))(?:\s+(?:in|with|on|at|from|about)\s+([^?.!]{1,60}?))?(?: here| there| then| today| now)?(?:\s*\?)?\s*$/i;
+  /^\s*(?:what(?:'s| is)(?: the)? (?:new|latest|news|story)|what (?:went|has gone|had gone|is going) wrong|what(?:(?:'s| is| are| was| were) being| has been| have been) done|what (?:is|are) (?:they|we|people|officials|the authorities|authorities|the government|the council) doing(?= about\b)|any (?:news|updates?))(?:\s+(?:in|with|on|at|from|about)\s+([^?.!]{1,60}?))?(?: here| there| then| today| now)?(?:\s*\?)?\s*$/i;
 
 /**
  * "Why does it matter?", "why is this important?", "what's the significance?", "why should I
@@ -84,8 +86,10 @@ const OVERVIEW_OBJECTS = new Set(
  */
 export function asksForRoomOverview(question: string, topic: string): boolean {
   if (!asksForOverview(question)) return false;
-  const of = OVERVIEW_OF.exec(question);
-  const object = (of?.[1] ?? of?.[2] ?? of?.[3] ?? WHAT_IS_NEW.exec(question)?.[1] ?? '').replace(HOW_WANTED, '');
+  // "What is being done about it?" is news asked of "it", not of "being done" (OVERVIEW_OF's "what is X about").
+  const news = WHAT_IS_NEW.exec(question);
+  const of = news ? null : OVERVIEW_OF.exec(question);
+  const object = (news?.[1] ?? of?.[1] ?? of?.[2] ?? of?.[3] ?? '').replace(HOW_WANTED, '');
   const room = new Set(contentTerms(topic));
   return contentTerms(object).every((t) => room.has(t) || OVERVIEW_OBJECTS.has(t) || /^\d+$/.test(t));
 }

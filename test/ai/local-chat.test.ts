@@ -552,6 +552,14 @@ describe('extractive text tools', () => {
     expect(askedTerms('Is the think tank funded?')).toEqual(contentTerms('think tank funded'));
   });
 
+  it('does not count the verb of what is being done about a thing', () => {
+    expect(askedTerms('What is being done about the measles outbreak?')).toEqual(contentTerms('about measles outbreak'));
+    expect(askedTerms('What has been done about the leak?')).toEqual(contentTerms('about leak'));
+    expect(askedTerms('What are officials doing about the queues?')).toEqual(contentTerms('officials about queues'));
+    // What was done to something is asked as written.
+    expect(askedTerms('What was done to the film?')).toEqual(contentTerms('done film'));
+  });
+
   it('reads a side taken as sources say it', () => {
     expect(questionFocus('Who voted for the Durable Devices Act?')).toBe('Who voted in favour of the Durable Devices Act?');
     expect(questionFocus('Which parties opposed the budget?')).toBe('Which parties against the budget?');

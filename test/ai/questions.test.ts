@@ -80,6 +80,20 @@ describe('"what\'s new?", "what went wrong?"', () => {
     }
     expect(asksForOverview(`Any news in tech${RUN}x`)).toBe(false);
   });
+
+  it('reads "what is being done about it?" as the room’s news, and what is done about another thing as that thing’s', () => {
+    const topic = 'Port Avelin measles outbreak reaches 140 cases';
+    for (const q of [
+      'What is being done about it?',
+      "What's being done?",
+      'What has been done about the outbreak?',
+      'What are the authorities doing about it?',
+    ])
+      expect(asksForRoomOverview(q, topic), q).toBe(true);
+    expect(asksForRoomOverview('What is being done about the tram?', topic)).toBe(false);
+    // Not a question of what is being done.
+    for (const q of ['What is done with the samples?', 'What are they doing at the clinic?']) expect(asksForOverview(q), q).toBe(false);
+  });
 });
 
 describe('"why does it matter?"', () => {

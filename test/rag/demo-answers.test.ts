@@ -782,6 +782,18 @@ describe('a question of how a thing works or what people think of it', () => {
     expect(nurses.sources.every((s) => s.id.startsWith('news_n18'))).toBe(true);
   });
 
+  it('reads "what is being done about it?" as the story’s news, not as any sentence saying "done"', async () => {
+    // In the outbreak's room it was "not answered"; in the Science room a tram post's `Cities that have done this well` answered it.
+    expect((await ask('news_n19', 'What is being done about it?')).answer).toMatch(/would extend emergency vaccination clinics at schools/);
+    const science = (await ask('topic_science', 'What is being done about the measles outbreak?')).answer;
+    expect(science).toMatch(/^A measles outbreak in Port Avelin [^[]*would extend emergency vaccination clinics/);
+    expect(science).not.toContain('done this well');
+  });
+
+  it('reads a source’s risks for the downsides asked', async () => {
+    expect((await ask('post_p08', 'What are the downsides?')).answer).toMatch(/^The real risks are elsewhere/);
+  });
+
   it('reads a source’s "safety" for "safe"', async () => {
     // "Is it safe?" was "not answered" beside `an actual safety improvement`.
     expect((await ask('news_n18', 'Is it safe?')).answer).toMatch(/actual safety improvement/);

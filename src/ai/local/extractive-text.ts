@@ -365,6 +365,13 @@ const HOW_IT_WORKS =
 const VIEW_ASKED = /\b(?:what|how)\s+(?:do|does|did)\s+[^?.!]{1,60}?\s+(think|feel|believe|reckon)\b/gi;
 
 /**
+ * "What is being done about the outbreak?", "what are officials doing about it?": the verb asks
+ * for what is done, which sources tell by the deed (`would extend emergency vaccination clinics`);
+ * weighed as a term, a tram post's `Cities that have done this well` answered it.
+ */
+const BEING_DONE = /\bwhat\s+(?:(?:is|are|was|were|'s)\s+being\s+(done)|(?:has|have)\s+been\s+(done)|(?:is|are)\s+[^?.!]{1,40}?\s+(doing)\s+about)\b/gi;
+
+/**
  * "What does it say about the keyboard?", "what is said of the cost?": the verb asks what a source
  * tells of the thing after it, as "what about the keyboard?" does. Weighed as a term, `says` made
  * `The company says it has taken about 18,000 preorders` the answer, and `said` any quote's. Not
@@ -425,10 +432,11 @@ export function askedTerms(question: string): string[] {
       ...question.matchAll(HOW_COMPARED),
       ...question.matchAll(HOW_IT_WORKS),
       ...question.matchAll(VIEW_ASKED),
+      ...question.matchAll(BEING_DONE),
       ...question.matchAll(DISCUSSED_HERE),
       ...question.matchAll(IN_FORCE),
       ...question.matchAll(LEGAL_ACTION),
-    ].flatMap((m) => contentTerms(m[1] ?? m[2] ?? '')),
+    ].flatMap((m) => contentTerms(m[1] ?? m[2] ?? m[3] ?? '')),
   );
   const terms = contentTerms(question);
   if (!measures.size) return terms;

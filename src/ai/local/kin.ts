@@ -24,6 +24,7 @@ const KIN_GROUPS = [
   ['penalty', 'fine', 'sanction'],
   ['build', 'make'],
   ['safe', 'safety'],
+  ['downside', 'drawback', 'disadvantage', 'weakness', 'risk'],
 ].map((group) => group.map(stem));
 
 /**
