@@ -16,7 +16,7 @@ import { ASSISTANT_NAME } from '../protocol/names.js';
  * `\s*` every way, quadratic in its length.
  */
 const OVERVIEW =
-  /\b(summar(y|i[sz]e)|tl;?\s?dr|overview|gist|(main|central|core) (point|idea|argument|claim|message)s?|key (point|takeaway|message)s?|(the|its) bottom line)\b|\bwhat('s| is| are)? (it|(this|that|the)( (article|post|video|story|thread|room|topic|piece|page))?) (all )?about\b|^\s*what('s| is| are| was) [^?.!]{1,60} about(?:\s*\?)?\s*$/i;
+  /\b(summar(y|i[sz]e)|tl;?\s?dr|overview|gist|(main|central|core|big|key) (point|idea|argument|claim|message|lesson|takeaway)s?|(the|its) bottom line)\b|\bwhat('s| is| are)? (it|(this|that|the)( (article|post|video|story|thread|room|topic|piece|page))?) (all )?about\b|^\s*what('s| is| are| was) [^?.!]{1,60} about(?:\s*\?)?\s*$/i;
 
 /** "what we discussed", "who said", "what did Ann say", "earlier", "the conversation": questions about the room's own talk. */
 const DISCUSSION =
@@ -66,7 +66,7 @@ export function asksForOverview(question: string): boolean {
  * three sentences", "for me", "so far").
  */
 const OVERVIEW_OF =
-  /\b(?:summary|overview|gist|(?:main|central|core) (?:points?|ideas?|arguments?|claims?|messages?)|key (?:points?|takeaways?|messages?))\s+(?:of|in|behind|from)\s+([^?.!]{1,80})|\bsummari[sz]e\s+([^?.!]{1,80})|^\s*what(?:'s| is| are| was| were)\s+([^?.!]{1,60}?)\s+(?:all\s+)?about\b/i;
+  /\b(?:summary|overview|gist|(?:main|central|core|big|key) (?:points?|ideas?|arguments?|claims?|messages?|lessons?|takeaways?))\s+(?:of|in|behind|from)\s+([^?.!]{1,80})|\bsummari[sz]e\s+([^?.!]{1,80})|^\s*what(?:'s| is| are| was| were)\s+([^?.!]{1,60}?)\s+(?:all\s+)?about\b/i;
 /** Where an overview's object ends and how it is wanted begins. */
 const HOW_WANTED = /\s+(?:in|for|to|so far|please|briefly|quickly|again|here|now|until now|up to now)\b.*$/i;
 /** Words an overview is asked of that name no particular thing: this article, the thread, the discussion. */

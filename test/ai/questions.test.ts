@@ -96,6 +96,14 @@ describe('"what\'s new?", "what went wrong?"', () => {
   });
 });
 
+describe('"what is the main lesson?"', () => {
+  it('asks for an overview, as the main point does', () => {
+    for (const q of ['What is the main lesson?', "What's the key takeaway?", 'What are the big lessons of the outage?', 'main lesson of the post?'])
+      expect(asksForOverview(q), q).toBe(true);
+    expect(asksForOverview('What lesson did the archive learn?')).toBe(false);
+  });
+});
+
 describe('"why does it matter?"', () => {
   it('asks for the story as a whole; why a named thing matters asks a fact', () => {
     for (const q of ['Why does it matter?', 'Why is this important?', "What's the significance?", 'why should I care', 'So what?', 'Why is it such big news?'])

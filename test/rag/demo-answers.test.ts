@@ -764,6 +764,25 @@ describe('a question of how something went', () => {
   });
 });
 
+describe('a side asked of the room’s subject', () => {
+  it('is taken on what the room is about when the question names nothing', async () => {
+    // In the tram vote video's room, the repair act's `The Lowmark Liberals voted against.` came first.
+    const answer = (await ask('video_v07', 'Who voted against?')).answer;
+    expect(answer).toMatch(/^The Lowmark Liberals and the Citizens' Alliance voted against, arguing that the cost had grown too fast/);
+    expect(answer).not.toContain('The Lowmark Liberals voted against.');
+    expect((await ask('news_n14', 'Who voted against?')).answer).toMatch(/^The Lowmark Liberals voted against\. \[1\]/);
+  });
+});
+
+describe('"what is the main lesson?"', () => {
+  it('asks for the story as a whole, not for a sentence saying "lesson"', async () => {
+    // `I think that is the wrong lesson.` answered it.
+    const answer = (await ask('post_p01', 'What is the main lesson?')).answer;
+    expect(answer).not.toContain('wrong lesson');
+    expect(answer).toMatch(/making the unit part of the type/);
+  });
+});
+
 describe('a question asking no kind of answer', () => {
   it('is answered from the lead sentence holding all it asks, not from a passage naming some of it more often', async () => {
     // `Aurelian currently operates 84 ships …` answered it: the lead was not in the passage.

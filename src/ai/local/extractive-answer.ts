@@ -316,8 +316,13 @@ export function scoreSentences(
   // (`The Lowmark Liberals voted against.`, on another act) is no side taken on what is asked. A
   // source is about what the side is taken on when it holds half of the question's other terms
   // (not `against` nor `voted`).
+  // Naming nothing ("who voted against?"), it is asked of the room's subject: in the tram vote's
+  // room, the repair act's `The Lowmark Liberals voted against.` came first.
   const sidedOn = qTerms.filter((t) => !STANCES.has(t) && !SIDE_TAKING_TERMS.has(t));
-  const aboutSideTaken = (n: number) => 2 * sidedOn.filter((t) => bySource.get(n)!.has(t)).length >= sidedOn.length;
+  const roomSubject =
+    !sidedOn.length && primary !== undefined ? [...(all.find((s) => s.n === primary)?.label ?? [])].filter((t) => !SIDE_TAKING_TERMS.has(t)) : [];
+  const takenOn = sidedOn.length ? sidedOn : roomSubject;
+  const aboutSideTaken = (n: number) => 2 * takenOn.filter((t) => bySource.get(n)!.has(t)).length >= takenOn.length;
   // "Who forked TesseraDB?": where a source about what is asked tells the deed, a name answers
   // only beside it (not `due on 1 June, TesseraDB will be distributed under the Tessera Community
   // Licence`); where none does, a name beside the question's words still may (`the defending
