@@ -113,12 +113,14 @@ const STANCES: RegExp[] = [
   new RegExp(`^(?:what|how)\\s+(?:does|did|do)\\s+${STANCE_HOLDER}\\s+(?:think|feel|believe|say|write|make)\\s+${ABOUT}\\s+(.+)$`, 'i'),
   new RegExp(`^what(?:'s|\\s+is|\\s+was|\\s+are|\\s+were)\\s+${STANCE_HOLDER}'s\\s+${VIEW}\\s+${ABOUT}\\s+(.+)$`, 'i'),
   new RegExp(
-    `^(?:does|did|do)\\s+${STANCE_HOLDER}\\s+(?:really\\s+)?(?:support|like|dislike|love|hate|oppose|favou?r|endorse|recommend|back|trust|want|agree\\s+with|disagree\\s+with|approve\\s+of|think|believe|feel|say|argue|claim|suggest)\\s+(?:that\\s+)?(.+)$`,
+    `^(?:does|did|do|would|will|could|might)\\s+${STANCE_HOLDER}\\s+(?:really\\s+|still\\s+)?(?:support|like|dislike|love|hate|oppose|favou?r|endorse|recommend|back|trust|want|agree\\s+with|disagree\\s+with|approve\\s+of|think|believe|feel|say|argue|claim|suggest)\\s+(?:that\\s+)?(.+)$`,
     'i',
   ),
   new RegExp(`^what\\s+(?:does|did|do)\\s+${STANCE_HOLDER}\\s+(?:think|believe|argue|want|propose|recommend|suggest|conclude|claim|mean)()$`, 'i'),
   new RegExp(`^what(?:'s|\\s+is|\\s+was)\\s+${STANCE_HOLDER}'s\\s+(?:${VIEW}|argument|point|conclusion|message|thesis)()$`, 'i'),
 ];
+/** A stance's object that is the item's subject itself. */
+const ITSELF = /^(?:it|this|that|them|these|those|this\s+one|that\s+one)$/i;
 /** "According to the author, …", "… in the writer's view": who says it, around a question of its own. */
 const ACCORDING_TO = new RegExp(
   `^(?:according\\s+to|in)\\s+${STANCE_HOLDER}(?:'s\\s+${VIEW})?\\s*,?\\s+|,?\\s+(?:according\\s+to|in)\\s+${STANCE_HOLDER}(?:'s\\s+${VIEW})?(?=\\s*[?!.]*$)`,
@@ -140,7 +142,8 @@ export function withoutMakerStance(question: string): string | null {
     .replace(/[\s?!.]+$/, '');
   for (const stance of STANCES) {
     const m = stance.exec(trimmed);
-    if (m) return m[1] ? `What does it say about ${m[1]}?` : 'What is the main argument?';
+    // "Would the author recommend it?": the item's own subject, asked as its argument.
+    if (m) return m[1] && !ITSELF.test(m[1]) ? `What does it say about ${m[1]}?` : 'What is the main argument?';
   }
   const left = trimmed.replace(ACCORDING_TO, '');
   if (left === trimmed || !/[\p{L}\p{N}]/u.test(left)) return null;

@@ -716,6 +716,8 @@ describe('a question of what the item’s maker thinks', () => {
       expect((await ask('post_p12', question)).answer, question).toMatch(/^[^[]*Crunch (?:rarely arrives as an order|is a planning failure)/);
     }
     expect((await ask('post_p06', 'Does the author support the tram?')).answer).toMatch(/^I have campaigned for a tram to the Harbour district/);
+    // "Would … recommend it?" was "not answered": the item itself is what it asks of.
+    expect((await ask('post_p02', 'Would the author recommend it?')).answer).toMatch(/slow in places and delightful in others/);
     expect((await ask('post_p12', 'Is crunch inevitable according to the author?')).answer).toMatch(/^[^[]*crunch/i);
     // Asked as a whole, the post's argument: the lead, not `Vessbridge will want a second tram line one day`.
     expect((await ask('post_p06', 'What does the author want?')).answer).toMatch(/^An urbanist who campaigned for the tram argues/);
