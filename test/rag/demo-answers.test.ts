@@ -755,6 +755,10 @@ describe('a question of what went wrong or what is new', () => {
     expect((await ask('video_v01', 'What went wrong?')).answer).toMatch(/^On 6 March a config migration renamed/);
     expect((await ask('news_n02', 'What went wrong with the migration?')).answer).toMatch(/^The new schema renamed the field to max\\_rpm/);
     expect((await ask('topic_tech', "What's new in tech?")).answer).toMatch(/^Recent in Tech\b/);
+    // Of one thing the room's digest lists a title of: that thing's news, not the room's list.
+    const comet = (await ask('topic_science', "What's the latest on the comet?")).answer;
+    expect(comet).not.toMatch(/^Recent in Science/);
+    expect(comet).toMatch(/the comet should be best placed in the evening sky/);
   });
 });
 

@@ -183,7 +183,9 @@ export class LocalChatModel implements ChatModel {
       const itemFirst = [...documents.filter((s) => s.roomItem), ...documents.filter((s) => !s.roomItem)];
       return quotedOverview(itemFirst, prompt.item.kind) ?? `I found no one quoted by name in this ${prompt.item.kind}.`;
     }
-    const overviewAsked = asksForRoomOverview(prompt.question, prompt.topic);
+    // A topic room's subject is its first line (`Recent in Science, newest first:`), not every title
+    // its digest lists: "what's the latest on the comet?" asks the comet's news, not the room's list.
+    const overviewAsked = asksForRoomOverview(prompt.question, prompt.item ? prompt.topic : prompt.topic.split('\n', 1)[0]);
     if (discussion.length && asksForDiscussionOverview(prompt.question)) return discussionOverview(discussion);
     if (overviewAsked && discussion.length && (asksAboutDiscussion(prompt.question) || !documents.length)) return discussionOverview(discussion);
     if (overviewAsked && documents.length) return overview({ ...prompt, sources: documents });
