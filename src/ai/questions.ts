@@ -448,6 +448,15 @@ function nounPhrases(question: string): { content: string[]; before?: string }[]
 const YES_NO_OF_BEING = /^\W*(?:(?:and|so)\s+)?(?:is|are|was|were)\s+(?:the|this|that|these|those|its|their)\s/i;
 
 /**
+ * Whether `question` asks whether something is so ("is the K1 fast?", "was the film restored?"):
+ * its subject is often what the room's item is about, named in the item's title and by a pronoun in
+ * its sentences (`Early reviews suggest it is not yet fast.`).
+ */
+export function asksWhetherItIs(question: string): boolean {
+  return YES_NO_OF_BEING.test(question);
+}
+
+/**
  * What a yes-or-no question of being asks of its subject ("is the battery life good?" → good):
  * the last content word of its first noun phrase when more follow the subject's (the phrase runs
  * on into the predicate, "battery life good"), else nothing.

@@ -130,7 +130,7 @@ function documentPassage(item: ItemWithoutComments, c: Candidate, question: stri
   const hint = stripTitle(c.chunk.text, item.title);
   // A long body's passage comes from around the chunk the search matched (passageRegion).
   const text = passageRegion(readableBody(item).trim() || item.description.trim() || hint, hint);
-  return bestPassage(text, withHeadlineCause(question, item.title, text), maxChars, hint);
+  return bestPassage(text, withHeadlineCause(question, item.title, text), maxChars, hint, item.title);
 }
 
 /**

@@ -7,12 +7,13 @@
  * (a date for "when", a number for "how many", for "who did it" a sentence telling the deed, best
  * with its doer; asked no kind of answer, every asked term) comes before any that holds none. A list's entries keep their line breaks.
  */
-import { askedTerms, idfTable, squashKeepingListEntries, words } from '../ai/local/extractive-text.js';
+import { askedTerms, contentTerms, idfTable, squashKeepingListEntries, words } from '../ai/local/extractive-text.js';
 import { answerType, hasCue, type AnswerType } from '../ai/local/extractive-answer.js';
 import { askedUnits, type UnitWeigher } from '../ai/local/asked-units.js';
 import { deedAsked, isLightDeed, namesDoer, tellsDeed } from '../ai/local/answer-cues.js';
 import { asAsked, headsAsked, kindsOf, kinOf, joinerFor, RECENT_QUESTIONS, type Joiner, type Kin } from '../ai/local/kin.js';
 import { recently } from '../ai/local/recently.js';
+import { asksWhetherItIs } from '../ai/questions.js';
 import { matchQuery } from './query-match.js';
 import { termsNeeded } from './candidates.js';
 import { clip } from '../text.js';
@@ -38,10 +39,11 @@ const STRONGEST_WEIGHT = 0.25;
  * The most relevant passage of `text` for `question`, at most `max` chars. `hint` (the chunk search
  * matched) locates the passage when the question shares no words with the text.
  */
-export function bestPassage(text: string, question: string, max = PASSAGE_CHARS, hint?: string): string {
+export function bestPassage(text: string, question: string, max = PASSAGE_CHARS, hint?: string, title?: string): string {
   // A list's entries keep their lines: the built-in model reads each as a sentence of its own.
   if (text.length <= max) return squashKeepingListEntries(text);
   const q = readingOf(question);
+  const named = title === undefined || !q.whether ? null : titleNamed(q, title);
   const found = matchQuery(text, q.searched, squashKeepingListEntries, true);
   const { flat, sentences } = found;
   if (flat.length <= max) return flat;
@@ -51,7 +53,7 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
   const joined = q.joiner.mayJoin(flat, found.lower) ? q.joiner : (terms: string[]) => terms;
   const matched = found.matches.map((m, i) => {
     // "Who wrote the postmortem?" and a report's `post-mortem`: the compound written apart is the question's word.
-    const terms = [...new Set(asAsked(joined(m, sentences[i].text), read))];
+    const terms = [...new Set(asAsked(joined(m, sentences[i].text), read))].filter((t) => !named?.has(t));
     return light && terms.includes(light.term) && !tellsDeed(sentences[i].text, light, doneTo) ? terms.filter((t) => t !== light.term) : terms;
   });
   const idf = idfTable(matched);
@@ -101,6 +103,20 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
     for (const t of matched[i]) inside.set(t, inside.get(t)! - 1);
   }
   return clip(flat.slice(sentences[best.start].start, sentences[best.end].end), max);
+}
+
+/**
+ * Asked whether something is so, the asked terms the text's title names, which say which text, not
+ * where in it ("is the K1 fast?" in the K1 article: the window naming the K1 most, its
+ * specifications, not the one saying `Early reviews suggest it is not yet fast.`); null when the
+ * title names every term asked, which is then the title's own subject and found as usual. Other
+ * questions read them as usual: "how much did the ships cost?" under `… orders 12 … ships` asks the
+ * ships' price, not the plant's in another paragraph.
+ */
+function titleNamed(q: QuestionReading, title: string): ReadonlySet<string> | null {
+  const held = new Set(contentTerms(title));
+  const named = new Set([...q.searched].filter((t) => held.has(t)));
+  return named.size && [...q.searched].some((t) => !named.has(t)) ? named : null;
 }
 
 /**
@@ -156,6 +172,8 @@ interface QuestionReading {
   needed: number;
   /** How many distinct terms the question asks (askedTerms). */
   asked: number;
+  /** Whether it asks whether something is so (asksWhetherItIs). */
+  whether: boolean;
   /** The deed a "who did it?" question asks, if it is one. */
   deed: { word: string; term: string } | null;
   words: Set<string>;
@@ -193,6 +211,7 @@ function newReading(question: string): QuestionReading {
     type,
     needed: termsNeeded(question),
     asked: new Set(asked).size,
+    whether: asksWhetherItIs(question),
     deed,
     words: new Set(words(question)),
   };

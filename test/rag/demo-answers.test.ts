@@ -789,6 +789,14 @@ describe('"what is the main lesson?"', () => {
   });
 });
 
+describe('a question of whether what the room item’s title names is so', () => {
+  it('is answered by the item’s sentence holding the rest of it', async () => {
+    // "Is the K1 fast?" abstained: `Early reviews suggest it is not yet fast.` names no K1.
+    expect((await ask('news_n04', 'Is the K1 fast?')).answer).toMatch(/^Early reviews suggest it is not yet fast\. \[1\]/);
+    expect(await askAllowingNone('news_n04', 'Is the K1 waterproof?')).toBe(ABSTAIN_TEXT);
+  });
+});
+
 describe('a question asking no kind of answer', () => {
   it('is answered from the lead sentence holding all it asks, not from a passage naming some of it more often', async () => {
     // `Aurelian currently operates 84 ships …` answered it: the lead was not in the passage.

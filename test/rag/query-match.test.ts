@@ -250,6 +250,19 @@ describe('heldTogether', () => {
     expect(await heldTogether(itemOf('Using cilia, they swim.'), [], 'What are cilia used for?', 'item')).toBe(true);
   });
 
+  it('asked whether something is so, reads what the item’s title names as said in each of its sentences', async () => {
+    // "Is the K1 fast?" abstained beside `Early reviews suggest it is not yet fast.`.
+    const titled = (text: string) => ({ chunksOfItem: async () => [{ part: 'body', text, itemTitle: 'Kestrel K1 starts shipping' }] }) as never;
+    const k1 = titled('The company took 18,000 preorders. Early reviews suggest it is not yet fast.');
+    expect(await heldTogether(k1, [], 'Is the K1 fast?', 'item')).toBe(true);
+    expect(await heldTogether(k1, [], 'Is the K1 waterproof?', 'item')).toBe(false);
+    // Without the title, or with a title naming nothing asked, one term of two is not enough.
+    expect(await heldTogether(itemOf('The company took 18,000 preorders. Early reviews suggest it is not yet fast.'), [], 'Is the K1 fast?', 'item')).toBe(
+      false,
+    );
+    expect(await heldTogether(titled('Early reviews suggest it is not yet fast.'), [], 'Is the laptop fast?', 'item')).toBe(false);
+  });
+
   it('finds a word in a compound that is a kind of it (a gigafactory is a factory), not in any word ending so', async () => {
     // `The gigafactory will cost €2.1 billion` held one term of "how much will the factory cost?".
     const plant = itemOf('Lindqvist opened a gigafactory in Tarnby. The gigafactory will cost €2.1 billion.');

@@ -261,6 +261,19 @@ describe('stage 3: passage choice', () => {
     expect(bestPassage(text, 'What do the Nordby ferries cost to run?')).toContain('cut fuel costs');
   });
 
+  it('asked whether something is so, chooses by what it asks besides what the text’s title names', () => {
+    // "Is the K1 fast?": the window naming the K1 most, its specifications, not the one saying it is not yet fast.
+    const text =
+      'The K1 ships on Wednesday. The K1 costs €899. The K1 has a 14-inch display and the K1 weighs 1.3 kg. ' +
+      `${filler(40)} ` +
+      'Early reviews suggest it is not yet fast. Compiling a kernel took 14 minutes.';
+    const title = 'Kestrel K1 starts shipping';
+    expect(bestPassage(text, 'Is the K1 fast?', 1000, undefined, title)).toContain('not yet fast');
+    expect(bestPassage(text, 'Is the K1 fast?')).not.toContain('not yet fast');
+    // Asked only what the title names, the text is read for it as usual.
+    expect(bestPassage(text, 'What does the K1 cost?', 1000, undefined, title)).toContain('The K1 costs €899');
+  });
+
   it('finds an asked word its source writes apart, far into a long text', () => {
     // The joiner reads the whole text once before its sentences: a text that passes is read sentence by sentence.
     const text =

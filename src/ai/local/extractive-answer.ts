@@ -8,7 +8,7 @@
  */
 import { askedTerms, contentTerms, idfTable, splitSentences, stem, termOf, words, STOPWORDS } from './extractive-text.js';
 import { commenterOf, type GroundedSource } from '../grounded-prompt.js';
-import { repeatsQuestion, spokenText } from '../questions.js';
+import { asksWhetherItIs, repeatsQuestion, spokenText } from '../questions.js';
 import { askedUnits, type UnitWeigher } from './asked-units.js';
 import { asAsked, deedFromTheOtherSide, headsAsked, kinOf, joinerFor } from './kin.js';
 import { deedAsked, explainsQuestionTerm, headlineCause, isLightDeed, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
@@ -342,13 +342,19 @@ export function scoreSentences(
   const told = deed ? all.map((s) => tells(s.text) && aboutTheRest(s.n, deed.term)) : [];
   const deedTold = told.some(Boolean);
 
+  const whetherOfItem = primary !== undefined && asksWhetherItIs(question);
   const coverage: number[] = [];
   const ranking: number[] = [];
   const helds: string[][] = [];
   for (const s of all) {
     const held = s.terms.filter((t) => qSet.has(t));
     helds.push(held);
-    coverage.push(weigh(held, idf) / total);
+    // Asked whether something is so, a sentence of the room's own item holds what its title names
+    // ("is the K1 fast?" and `Early reviews suggest it is not yet fast.`, under `Kestrel K1, a €899
+    // RISC-V laptop …`): whether it covers the question counts them; how it ranks does not
+    // (`ranking`). Not for other questions: `$94 million in annual recurring revenue` would price
+    // MosaicDB, named in its article's title.
+    coverage.push(weigh(whetherOfItem && s.n === primary ? [...new Set([...held, ...qTerms.filter((t) => s.label.has(t))])] : held, idf) / total);
     ranking.push(weigh(held, (t) => idf(t) * (s.label.has(t) ? weights.label : 1)) / total);
   }
   // "Why did the workers vote to unionise?" under `… workers vote to unionise after 'Ember Tide'
