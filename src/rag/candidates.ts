@@ -195,9 +195,9 @@ export async function heldTogether(store: Store, candidates: Candidate[], questi
 
 /**
  * Whether a sentence of the room's item holds what a question of whether something is so asks
- * besides what the item's title names: the title says it of every sentence. "Is the K1 fast?" in the K1 article's room abstained
- * beside `Early reviews suggest it is not yet fast.`, which holds one of its two terms. Never when
- * the title names none of the question's terms, or all of them.
+ * besides what the item's title names: the title says it of every sentence. "Is the K1 fast?" in
+ * the K1 article's room abstained beside `Early reviews suggest it is not yet fast.`, which holds
+ * one of its two terms. Never when the title names none of the question's terms, or all of them.
  */
 function restOfTitle(query: ReadonlySet<string>, needed: number, title: string): (text: string) => boolean {
   const named = new Set(contentTerms(title).filter((t) => query.has(t)));

@@ -5,7 +5,8 @@
  * sentence; ties go to the window best centred on the strongest sentence. A window holding a
  * strongest sentence that also holds most of the question's terms and an answer of the asked type
  * (a date for "when", a number for "how many", for "who did it" a sentence telling the deed, best
- * with its doer; asked no kind of answer, every asked term) comes before any that holds none. A list's entries keep their line breaks.
+ * with its doer; asked no kind of answer, every asked term) comes before any that holds none. A
+ * list's entries keep their line breaks.
  */
 import { askedTerms, contentTerms, idfTable, squashKeepingListEntries, words } from '../ai/local/extractive-text.js';
 import { answerType, hasCue, type AnswerType } from '../ai/local/extractive-answer.js';
@@ -37,7 +38,8 @@ const STRONGEST_WEIGHT = 0.25;
 
 /**
  * The most relevant passage of `text` for `question`, at most `max` chars. `hint` (the chunk search
- * matched) locates the passage when the question shares no words with the text.
+ * matched) locates the passage when the question shares no words with the text; `title`, the
+ * text's, is read for a question of whether something is so (titleNamed).
  */
 export function bestPassage(text: string, question: string, max = PASSAGE_CHARS, hint?: string, title?: string): string {
   // A list's entries keep their lines: the built-in model reads each as a sentence of its own.
