@@ -200,11 +200,20 @@ export async function heldTogether(store: Store, candidates: Candidate[], questi
  * one of its two terms. Never when the title names none of the question's terms, or all of them.
  */
 function restOfTitle(query: ReadonlySet<string>, needed: number, title: string): (text: string) => boolean {
-  const named = new Set(contentTerms(title).filter((t) => query.has(t)));
+  const named = namedInTitle(query, title);
+  if (!named) return () => false;
   const rest = new Set([...query].filter((t) => !named.has(t)));
-  if (!named.size || !rest.size) return () => false;
   const wanted = Math.max(1, needed - named.size);
   return (text) => mostHeld(matchQuery(text, rest, squash, true)) >= wanted;
+}
+
+/**
+ * The terms of `terms` that `title` names, when it names some of them and not all (the title then
+ * says which text, and the rest where in it); null otherwise.
+ */
+export function namedInTitle(terms: ReadonlySet<string>, title: string): ReadonlySet<string> | null {
+  const named = new Set(contentTerms(title).filter((t) => terms.has(t)));
+  return named.size && named.size < terms.size ? named : null;
 }
 
 /**

@@ -8,7 +8,7 @@
  * with its doer; asked no kind of answer, every asked term) comes before any that holds none. A
  * list's entries keep their line breaks.
  */
-import { askedTerms, contentTerms, idfTable, squashKeepingListEntries, words } from '../ai/local/extractive-text.js';
+import { askedTerms, idfTable, squashKeepingListEntries, words } from '../ai/local/extractive-text.js';
 import { answerType, hasCue, type AnswerType } from '../ai/local/extractive-answer.js';
 import { askedUnits, type UnitWeigher } from '../ai/local/asked-units.js';
 import { deedAsked, isLightDeed, namesDoer, tellsDeed } from '../ai/local/answer-cues.js';
@@ -16,7 +16,7 @@ import { asAsked, headsAsked, kindsOf, kinOf, joinerFor, RECENT_QUESTIONS, type 
 import { recently } from '../ai/local/recently.js';
 import { asksWhetherItIs } from '../ai/questions.js';
 import { matchQuery } from './query-match.js';
-import { termsNeeded } from './candidates.js';
+import { namedInTitle, termsNeeded } from './candidates.js';
 import { clip } from '../text.js';
 import { safeCut } from '../content/text.js';
 
@@ -39,16 +39,21 @@ const STRONGEST_WEIGHT = 0.25;
 /**
  * The most relevant passage of `text` for `question`, at most `max` chars. `hint` (the chunk search
  * matched) locates the passage when the question shares no words with the text; `title`, the
- * text's, is read for a question of whether something is so (titleNamed).
+ * text's, is read for a question of whether something is so (namedInTitle).
  */
 export function bestPassage(text: string, question: string, max = PASSAGE_CHARS, hint?: string, title?: string): string {
   // A list's entries keep their lines: the built-in model reads each as a sentence of its own.
   if (text.length <= max) return squashKeepingListEntries(text);
   const q = readingOf(question);
-  const named = title === undefined || !q.whether ? null : titleNamed(q, title);
   const found = matchQuery(text, q.searched, squashKeepingListEntries, true);
   const { flat, sentences } = found;
   if (flat.length <= max) return flat;
+  // Asked whether something is so, the asked terms the text's title names say which text, not
+  // where in it ("is the K1 fast?" in the K1 article: the window naming the K1 most, its
+  // specifications, not the one saying `Early reviews suggest it is not yet fast.`). Other
+  // questions read them as usual: "how much did the ships cost?" under `… orders 12 … ships` asks
+  // the ships' price, not the plant's in another paragraph.
+  const named = title === undefined || !q.whether ? null : namedInTitle(q.searched, title);
   const read = q.heads.size ? readingHeads(found.matches, q.kin, q.heads) : q.kin;
   const { light, doneTo } = q;
   // Read once on the whole text: most texts write no asked term apart, and their sentences are not read again.
@@ -105,20 +110,6 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
     for (const t of matched[i]) inside.set(t, inside.get(t)! - 1);
   }
   return clip(flat.slice(sentences[best.start].start, sentences[best.end].end), max);
-}
-
-/**
- * Asked whether something is so, the asked terms the text's title names, which say which text, not
- * where in it ("is the K1 fast?" in the K1 article: the window naming the K1 most, its
- * specifications, not the one saying `Early reviews suggest it is not yet fast.`); null when the
- * title names every term asked, which is then the title's own subject and found as usual. Other
- * questions read them as usual: "how much did the ships cost?" under `… orders 12 … ships` asks the
- * ships' price, not the plant's in another paragraph.
- */
-function titleNamed(q: QuestionReading, title: string): ReadonlySet<string> | null {
-  const held = new Set(contentTerms(title));
-  const named = new Set([...q.searched].filter((t) => held.has(t)));
-  return named.size && [...q.searched].some((t) => !named.has(t)) ? named : null;
 }
 
 /**
