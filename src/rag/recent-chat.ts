@@ -7,6 +7,7 @@ import type { Message, Source } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { CHAT_STAMP, chatStamp, clip, formatDay, squash, withoutBidiControls, withoutCitations } from '../text.js';
 import { labelName } from '../ai/label-name.js';
+import { splitSentences } from '../ai/local/extractive-text.js';
 
 /** Messages read for the recent chat, at most. */
 export const RECENT_CHAT_MESSAGES = 12;
@@ -63,11 +64,28 @@ function unstamped(text: string): string {
 /**
  * `Alice (24 Nov 2026, 19:20): the text`, on one line; an old answer's `[n]` markers are dropped
  * (its numbers are not this prompt's). A member named `Bob (24 Nov 2026, 19:20): yes` would
- * otherwise have spoken as Bob in every line.
+ * otherwise have spoken as Bob in every line. A long text is cut after its last whole sentence
+ * that fits (cutAtSentence).
  */
 export function chatLine(m: Message): string {
   const text = m.author.kind === 'assistant' ? withoutCitations(m.text) : m.text;
-  return `${unstamped(squash(m.author.name))} (${chatStamp(m.ts)}): ${unstamped(clip(squash(text), LINE_TEXT_MAX_CHARS))}`;
+  return `${unstamped(squash(m.author.name))} (${chatStamp(m.ts)}): ${unstamped(cutAtSentence(squash(text), LINE_TEXT_MAX_CHARS))}`;
+}
+
+/**
+ * `text` cut to at most `max` characters after its last whole sentence that fits, the cut marked
+ * with ` …`; cut at a word (clip) when the sentences that fit hold less than a third of `max`.
+ * Cut mid-sentence, an earlier answer's `waits fell from 47 minutes in the…` was quoted back as a
+ * later answer.
+ */
+export function cutAtSentence(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = 0;
+  for (const sentence of splitSentences(text)) {
+    if (sentence.end > max - 2) break;
+    end = sentence.end;
+  }
+  return end >= max / 3 ? `${text.slice(0, end)} …` : clip(text, max);
 }
 
 /** The source a window of messages is cited as. */

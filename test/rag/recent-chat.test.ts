@@ -7,7 +7,7 @@ import { newNonce, parseGroundedPrompt, renderGroundedPrompt, type GroundedSourc
 import { LocalChatModel } from '../../src/ai/local/local-chat.js';
 import { asksAboutDiscussion, CHAT_LINES_KEPT, chatAnswers, chatLinesKept, repeatsQuestion, spokenText } from '../../src/ai/questions.js';
 import { buildPrompt, systemInstructions } from '../../src/rag/prompt.js';
-import { chatLine, conversationLabel, recentChat } from '../../src/rag/recent-chat.js';
+import { chatLine, conversationLabel, cutAtSentence, recentChat } from '../../src/rag/recent-chat.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { withoutCitations } from '../../src/text.js';
 
@@ -126,6 +126,46 @@ describe('recent chat', () => {
     const answer = await new LocalChatModel().answer([{ role: 'user', content: user }]);
     expect(answer).toContain('The launch party moved to Pier 9');
     expect(answer).not.toMatch(/^Bob: /);
+  });
+
+  it('cuts a long message after its last whole sentence that fits, and a later answer quotes that sentence whole', async () => {
+    const said =
+      'At St Brennan, waits for a first assessment fell from 47 minutes in the pilot year to 25 minutes this year. ' +
+      'Nurses say the software flags sepsis earlier than the paper checklist did. ' +
+      'The union worries about staffing: it says the hospital used the savings to cut two night posts, and that the tool was never meant to replace a trained nurse at the front desk, ' +
+      'which the board denies, saying the posts were vacant and that the money went to a second triage room with its own nurse on every shift, as the pilot had planned.';
+    expect(said.length).toBeGreaterThan(400);
+    const line = chatLine({
+      id: 'm',
+      seq: 1,
+      roomId: 'r',
+      threadId: 't',
+      author: { id: 'a', name: 'Salon AI', kind: 'assistant' },
+      text: said,
+      ts: '2026-11-24T09:05:00Z',
+    });
+    expect(line).toBe(
+      'Salon AI (24 Nov 2026, 09:05): At St Brennan, waits for a first assessment fell from 47 minutes in the pilot year to 25 minutes this year. ' +
+        'Nurses say the software flags sepsis earlier than the paper checklist did. …',
+    );
+    const user = renderGroundedPrompt(
+      {
+        topic: 'Triage',
+        sources: [{ n: 1, label: 'From this discussion', section: 'recent', content: line }],
+        question: 'Does the software flag sepsis earlier?',
+      },
+      newNonce(),
+    );
+    const answer = await new LocalChatModel().answer([{ role: 'user', content: user }]);
+    expect(answer).toBe('Nurses say the software flags sepsis earlier than the paper checklist did. [1]');
+  });
+
+  it('cuts a message at a word when its sentences that fit are too short to carry it', () => {
+    expect(cutAtSentence(`Yes. ${'word '.repeat(120)}`, 400)).toMatch(/^Yes\. (word ){70,}word…$/);
+    expect(cutAtSentence('One sentence that fits. Another.', 400)).toBe('One sentence that fits. Another.');
+    const unstopped = cutAtSentence('no stop at all '.repeat(40), 400);
+    expect(unstopped.length).toBeLessThanOrEqual(400);
+    expect(unstopped).toMatch(/^(no stop at all )+no( stop( at)?)?…$/);
   });
 });
 

@@ -570,10 +570,12 @@ const CHAT_LINE = String.raw`\n(?=[^\n]{1,200}? ${CHAT_STAMP.source}: )`;
 /**
  * Where a sentence may end. The lookbehind starts a match only at the first mark of a run: without
  * it a long run of dots that no capital follows is rescanned from every dot (quadratic on hostile
- * text). matchAll runs on a copy, so one pattern serves every call.
+ * text). matchAll runs on a copy, so one pattern serves every call. An ellipsis standing alone
+ * after a sentence (`… 25 minutes this year. …`, a long chat line cut: cutAtSentence) is a
+ * sentence of its own, which says nothing and is never quoted.
  */
 const SENTENCE_BOUNDARY = new RegExp(
-  String.raw`(?<![.!?])([.!?]+["'\u201d\u2019)\]]*)(\s+)(?=["'\u201c\u2018(\[]?[\p{Lu}\p{N}])|\n\s*\n|${LIST_ENTRY}|${CHAT_LINE}`,
+  String.raw`(?<![.!?])([.!?]+["'\u201d\u2019)\]]*)(\s+)(?=["'\u201c\u2018(\[]?[\p{Lu}\p{N}]|…(?:\s|$))|\n\s*\n|${LIST_ENTRY}|${CHAT_LINE}`,
   'gu',
 );
 
