@@ -159,7 +159,30 @@ describe('a question in other words than its answer’s', () => {
     const fell = /^The median time from arrival [^[]*fell from 47 minutes [^[]*to 25 minutes\./;
     expect((await ask('news_n18', 'how much did the wait times drop?')).answer).toMatch(fell);
     expect((await ask('topic_health', 'how much did the wait times drop?')).answer).toMatch(fell);
-    expect((await ask('news_n18', 'By how many minutes did waits fall?')).answer).toMatch(fell);
+    // Its words are the headline's: the headline's clause answers first, the sentence telling how much after it.
+    const byHowMany = (await ask('news_n18', 'By how many minutes did waits fall?')).answer;
+    expect(byHowMany).toMatch(
+      /^AI triage pilot cuts emergency waits by 22 minutes in Vessbridge\. \[1\] The median time from arrival [^[]*fell from 47 minutes/,
+    );
+  });
+});
+
+describe('a question of how much something changed, in its headline’s words', () => {
+  it('is answered with the headline’s clause telling it, where no sentence of the text says it in those words', async () => {
+    // The text says `assessed … 22 minutes sooner` and `the median time … fell from 47 minutes`, never "waits":
+    // "how much did waits drop?" abstained, and "how much shorter were the waits?" got `waited a median of 6 minutes longer`.
+    const headline = /^AI triage pilot cuts emergency waits by 22 minutes in Vessbridge\. \[1\]$/;
+    for (const question of ['How much did waits drop?', 'How much shorter were the waits?', 'By how much did the pilot cut waits?'])
+      expect((await ask('news_n18', question)).answer).toMatch(headline);
+    expect((await ask('topic_health', 'How much did waits drop?')).answer).toMatch(headline);
+    // "How much cheaper are fees?" abstained.
+    expect((await ask('news_n10', 'How much cheaper are fees?')).answer).toMatch(/^Corvid's 'Lantern' upgrade cuts rollup fees by about 80%\. \[1\]/);
+  });
+
+  it('goes on with the text’s sentence telling how much it changed, and leaves a question the headline does not name to the text', async () => {
+    const fees = (await ask('news_n10', 'How much did fees drop?')).answer;
+    expect(fees).toMatch(/^Corvid's 'Lantern' upgrade cuts rollup fees by about 80%\. \[1\] According to data [^[]*fell from \$0\.042 [^[]*to \$0\.007/);
+    expect((await ask('news_n10', 'How much did the fee fall on Skylark?')).answer).toMatch(/^According to data [^[]*fell from \$0\.042/);
   });
 });
 

@@ -7,6 +7,7 @@
 import { answerFromDetails } from './item-details-answer.js';
 import { asksWhoIsQuoted, withoutItemNamed, withoutMakerStance } from '../item-questions.js';
 import { answerFromChapters } from './chapters-answer.js';
+import { headlineChange, tellsChangeOf } from './headline-change.js';
 import { quotedOverview } from './quoted-people.js';
 import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import {
@@ -175,6 +176,8 @@ export class LocalChatModel implements ChatModel {
     // "What happens at 3:00?": the video's chapter lines.
     const chaptered = prompt.item?.kind === 'video' && itemSource ? answerFromChapters(focus, itemSource.content, itemSource.n) : null;
     if (chaptered) return chaptered;
+    const headline = headlineAnswering(prompt, focus);
+    if (headline) return this.headlineFirst(prompt, headline.clause, headline.n, signal);
     const documents = prompt.sources.filter((s) => (s.section ?? 'document') === 'document');
     const discussion = prompt.sources.filter((s) => s.section === 'recent' || s.section === 'memory');
     const comments = asksAboutComments(prompt.question) ? documents.filter((s) => commenterOf(s.label) !== null) : [];
@@ -223,6 +226,19 @@ export class LocalChatModel implements ChatModel {
     }
     if (!answer.length) return NOT_COVERED;
     return [...answer, ...unanswered.map((part) => `The sources I found do not answer "${quoted(part)}"`)].join(' ');
+  }
+
+  /**
+   * "How much did waits drop?" in the room of `… cuts emergency waits by 22 minutes …`: the
+   * headline's clause (headlineChange), then what the answer quotes of the item telling how much
+   * the asked thing changed (`The median fee … fell from $0.042 … to $0.007`).
+   */
+  private async headlineFirst(prompt: GroundedPrompt, headline: string, n: number, signal?: AbortSignal): Promise<string> {
+    const quote = await this.quote(prompt, signal);
+    const asked = new Set(askedTerms(prompt.question));
+    const cite = ` [${n}]`;
+    const more = quote === NOT_COVERED ? [] : quote.split(CITED_SENTENCE_END).filter((s) => s.endsWith(cite) && tellsChangeOf(s, asked));
+    return [`${withStop(quoted(headline))}${cite}`, ...more].join(' ');
   }
 
   private async quote(asked: GroundedPrompt, signal?: AbortSignal): Promise<string> {
@@ -411,6 +427,21 @@ export class LocalChatModel implements ChatModel {
       return null;
     }
   }
+}
+
+/**
+ * The headline clause answering how much something changed (headlineChange), and its source: the
+ * room's item's when the question is about it, else the first document's, in the prompt's order,
+ * whose title tells it.
+ */
+function headlineAnswering(prompt: GroundedPrompt, question: string): { clause: string; n: number } | null {
+  const primary = prompt.item ? primarySource(prompt) : undefined;
+  const candidates = primary ? [primary] : prompt.sources.filter((s) => (s.section ?? 'document') === 'document' && commenterOf(s.label) === null);
+  for (const source of candidates) {
+    const clause = headlineChange(question, source.label);
+    if (clause) return { clause, n: source.n };
+  }
+  return null;
 }
 
 /**
