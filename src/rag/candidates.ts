@@ -8,7 +8,7 @@ import { askedTerms, asksMeasure, contentTerms, idfTable, termSpellings } from '
 import { deedAsked } from '../ai/local/answer-cues.js';
 import { asAsked, compoundsOf, joinerFor, phraseKinOf } from '../ai/local/kin.js';
 import { asksWhetherItIs } from '../ai/questions.js';
-import { headlineChange } from '../ai/local/headline-change.js';
+import { headlineMeasure } from '../ai/local/headline-measure.js';
 import type { ChunkRow } from '../content/types.js';
 import { chunkGroup } from '../search/chunk-refs.js';
 import type { SearchService } from '../search/types.js';
@@ -174,7 +174,7 @@ export async function heldTogether(store: Store, candidates: Candidate[], questi
   const needed = termsNeeded(question);
   if (candidates.some((c) => (c.held ?? 0) >= needed)) return true;
   // "How much did waits drop?" beside `… cuts emergency waits by 22 minutes …`: the headline tells it.
-  if (candidates.some((c) => c.kind !== 'comment' && headlineChange(question, c.label))) return true;
+  if (candidates.some((c) => c.kind !== 'comment' && headlineMeasure(question, c.label))) return true;
   if (itemId === undefined) return false;
   const query = new Set(contentTerms(question));
   // Only in the thing's own room: anywhere, one term in a sentence let "who wrote the postmortem?"
@@ -189,7 +189,7 @@ export async function heldTogether(store: Store, candidates: Candidate[], questi
   };
   const held = heldIn(question, query);
   const chunks = await store.chunksOfItem(itemId);
-  if (chunks[0] && headlineChange(question, chunks[0].itemTitle)) return true;
+  if (chunks[0]?.itemTitle && headlineMeasure(question, chunks[0].itemTitle)) return true;
   const holdsRest = asksWhetherItIs(question) ? restOfTitle(query, needed, chunks[0]?.itemTitle ?? '') : () => false;
   return chunks.some((c) => {
     if (c.part === 'comment') return false;

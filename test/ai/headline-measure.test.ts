@@ -1,37 +1,54 @@
-/** The headline's clause that tells how much something changed (ai/local/headline-change.ts). */
+/** The headline's clause that answers a question of a number or a span (ai/local/headline-measure.ts). */
 import { describe, expect, it } from 'vitest';
-import { headlineChange, tellsChangeOf } from '../../src/ai/local/headline-change.js';
+import { goesOnFromHeadline, headlineMeasure } from '../../src/ai/local/headline-measure.js';
 
 const TRIAGE = 'AI triage pilot cuts emergency waits by 22 minutes in Vessbridge; nurses warn on staffing';
 const FEES = "Corvid's 'Lantern' upgrade cuts rollup fees by about 80%; one client misses blocks";
+const DELAY = 'Veldra Energy delays Skarvik gigafactory by nine months as cathode supplier falters';
 
-describe('headlineChange', () => {
-  it('gives the clause telling a change with a number and every other term asked', () => {
+describe('headlineMeasure', () => {
+  it('gives the clause holding what is asked beside a number, telling a change when one is asked', () => {
     for (const question of ['How much did waits drop?', 'how much did waits fall', 'How much shorter were the waits?', 'By how much did the pilot cut waits?'])
-      expect(headlineChange(question, TRIAGE)).toBe('AI triage pilot cuts emergency waits by 22 minutes in Vessbridge');
-    expect(headlineChange('How much cheaper are fees?', FEES)).toBe("Corvid's 'Lantern' upgrade cuts rollup fees by about 80%");
-    expect(headlineChange('How much did prices rise?', 'Bread — prices rise 12% in a year')).toBe('prices rise 12% in a year');
+      expect(headlineMeasure(question, TRIAGE)).toBe('AI triage pilot cuts emergency waits by 22 minutes in Vessbridge');
+    expect(headlineMeasure('How much cheaper are fees?', FEES)).toBe("Corvid's 'Lantern' upgrade cuts rollup fees by about 80%");
+    expect(headlineMeasure('How much did prices rise?', 'Bread — prices rise 12% in a year')).toBe('prices rise 12% in a year');
+    expect(headlineMeasure('How long is the delay?', DELAY)).toBe(DELAY);
+    expect(headlineMeasure('How many ships did Aurelian order?', 'Aurelian Lines orders 12 methanol-powered container ships for $1.68 billion')).toBe(
+      'Aurelian Lines orders 12 methanol-powered container ships for $1.68 billion',
+    );
   });
 
-  it('gives nothing for a question of no change, of a thing the clause does not name, or a clause without a number', () => {
-    expect(headlineChange('How long did patients wait?', TRIAGE)).toBeNull();
-    expect(headlineChange('How much did staffing fall?', TRIAGE)).toBeNull();
-    expect(headlineChange('What happened to waits?', TRIAGE)).toBeNull();
-    expect(headlineChange('How many blocks were missed?', FEES)).toBeNull();
-    expect(headlineChange('How much did the fee fall on Skylark?', FEES)).toBeNull();
-    expect(headlineChange('How much did waits drop?', 'Triage pilot cuts emergency waits sharply')).toBeNull();
+  it('gives nothing for another kind of question, a thing the clause does not name, a change it does not tell, or no new number', () => {
+    expect(headlineMeasure('How long did patients wait?', TRIAGE)).toBeNull();
+    expect(headlineMeasure('How much did staffing fall?', TRIAGE)).toBeNull();
+    expect(headlineMeasure('What happened to waits?', TRIAGE)).toBeNull();
+    expect(headlineMeasure('Why did waits drop?', TRIAGE)).toBeNull();
+    expect(headlineMeasure('How many blocks were missed?', FEES)).toBeNull();
+    expect(headlineMeasure('How much did the fee fall on Skylark?', FEES)).toBeNull();
+    expect(headlineMeasure('How much did waits drop?', 'Triage pilot cuts emergency waits sharply')).toBeNull();
+    expect(headlineMeasure('How much did waits rise?', 'Emergency waits of 22 minutes at Vessbridge')).toBeNull();
+    // A year is no count nor length.
+    expect(headlineMeasure('How long is the film?', "Restored 1924 silent film 'The Lamplighter's Daughter' sells out Vessbridge festival gala")).toBeNull();
     // The clause's only number is the one the question names.
-    expect(headlineChange('How much did waits drop in 2026?', 'Waits drop in 2026')).toBeNull();
+    expect(headlineMeasure('How much did waits drop in 2026?', 'Waits drop in 2026')).toBeNull();
   });
 });
 
-describe('tellsChangeOf', () => {
-  const asked = new Set(['fee', 'fall']);
-  it('holds a verb of change, an asked thing and a number', () => {
-    expect(tellsChangeOf('The median fee fell from $0.042 to $0.007.', asked)).toBe(true);
-    expect(tellsChangeOf('The median fee fell sharply.', asked)).toBe(false);
-    expect(tellsChangeOf('Blob space fell from 40% to 12%.', asked)).toBe(false);
+describe('goesOnFromHeadline', () => {
+  it('takes a sentence holding an asked term and what is asked for, and a verb of change when one is asked', () => {
+    expect(goesOnFromHeadline('The median fee fell from $0.042 to $0.007.', 'How much did fees drop?')).toBe(true);
+    expect(goesOnFromHeadline('The median fee fell sharply.', 'How much did fees drop?')).toBe(false);
+    expect(goesOnFromHeadline('Blob space fell from 40% to 12%.', 'How much did fees drop?')).toBe(false);
     // A comparative alone tells another difference.
-    expect(tellsChangeOf('Patients who needed help waited 6 minutes longer.', new Set(['wait', 'shorter']))).toBe(false);
+    expect(goesOnFromHeadline('Patients who needed help waited 6 minutes longer.', 'How much shorter were the waits?')).toBe(false);
+    expect(goesOnFromHeadline('The opening is now expected in the third quarter of 2027, a delay of nine months.', 'How long is the delay?')).toBe(true);
+  });
+});
+
+describe('goesOnFromHeadline, of several terms', () => {
+  it('takes a sentence holding all the asked terms but one, not one holding a single term', () => {
+    const question = 'How many vents did the survey map?';
+    expect(goesOnFromHeadline('The 38-day survey mapped 140 kilometres of the ridge.', question)).toBe(true);
+    expect(goesOnFromHeadline('The hottest vent measured was venting fluid at 362 °C.', question)).toBe(false);
   });
 });

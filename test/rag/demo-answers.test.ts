@@ -167,6 +167,22 @@ describe('a question in other words than its answer’s', () => {
   });
 });
 
+describe('a question of a number or a span, in its headline’s words', () => {
+  it('is answered with the headline’s clause holding it, before what the text says of it', async () => {
+    // "How long is the delay?" got a comment's `The delay is just another boring problem.`: the text says `pushed back … by nine months`.
+    expect((await ask('news_n12', 'How long is the delay?')).answer).toMatch(
+      /^Veldra Energy delays Skarvik gigafactory by nine months as cathode supplier falters\. \[1\]/,
+    );
+    expect((await ask('news_n16', 'How many ships did Aurelian order?')).answer).toMatch(
+      /^Aurelian Lines orders 12 methanol-powered container ships for \$1\.68 billion\. \[1\] Aurelian Lines, the container shipping company [^[]*has ordered 12 container ships/,
+    );
+    // Not the hottest vent's `362 °C`, which holds one of the question's terms and a number.
+    const vents = (await ask('news_n06', 'How many vents did the survey map?')).answer;
+    expect(vents).toMatch(/^Survey maps 31 hydrothermal vents on the Calloway Ridge\. \[1\]/);
+    expect(vents).not.toContain('362');
+  });
+});
+
 describe('a question of how much something changed, in its headline’s words', () => {
   it('is answered with the headline’s clause telling it, where no sentence of the text says it in those words', async () => {
     // The text says `assessed … 22 minutes sooner` and `the median time … fell from 47 minutes`, never "waits":

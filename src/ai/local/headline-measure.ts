@@ -1,11 +1,13 @@
 /**
- * A news headline tells its item's main change with its size (`AI triage pilot cuts emergency
- * waits by 22 minutes in Vessbridge`), often in words its text does not use again (`the median
- * time … to a first assessment … fell from 47 minutes … to 25 minutes`). A reader asks in the
- * headline's words: "how much did waits drop?" in that article's room abstained, and "by how much
- * did the pilot cut waits?" was answered with another sentence holding "waited" and a number.
+ * A news headline tells its item's main fact with its size (`AI triage pilot cuts emergency waits
+ * by 22 minutes in Vessbridge`, `Veldra Energy delays Skarvik gigafactory by nine months …`), often
+ * in words its text does not use again (`the median time … to a first assessment … fell from 47
+ * minutes … to 25 minutes`, `pushed back the opening … by nine months`). A reader asks in the
+ * headline's words: "how much did waits drop?" in that article's room abstained, "by how much did
+ * the pilot cut waits?" was answered with another sentence holding "waited" and a number, and "how
+ * long is the delay?" with a comment's `The delay is just another boring problem.`
  */
-import { answerType } from './extractive-answer.js';
+import { answerType, hasCue } from './extractive-answer.js';
 import { askedTerms, contentTerms } from './extractive-text.js';
 
 /** Verbs of a change in size, as terms. */
@@ -18,33 +20,59 @@ const CHANGE = new Set([...CHANGE_VERBS, ...contentTerms('shorter cheaper faster
 /** A headline's clauses: `Pilot cuts waits by 22 minutes; nurses warn on staffing` says two things. */
 const CLAUSE_BREAK = /\s*;\s*|\s+[–—]\s+|:\s+/;
 
+/** The words of `text`, lower case, as hasCue reads what a question names. */
+function wordsOf(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+}
+
 /**
- * The clause of an item's `title` that answers `question` when it asks how much something changed
- * ("how much did waits drop?", "how much cheaper are fees?"): the clause tells a change with a
- * number and names every other term the question asks. Null for any other question or title.
+ * The clause of a document's `title` that answers `question` when it asks a number or a span
+ * ("how much did waits drop?", "how long is the delay?", "how many ships did Aurelian order?"):
+ * the clause holds a number the question does not name (a span, for a span) and every term the
+ * question asks besides its words of change, and tells a change when one is asked. Null for any
+ * other question or title.
  */
-export function headlineChange(question: string, title: string): string | null {
-  if (answerType(question) !== 'number') return null;
+export function headlineMeasure(question: string, title: string): string | null {
+  const type = answerType(question);
+  if (type !== 'number' && type !== 'duration') return null;
   const asked = new Set(askedTerms(question));
-  const changes = [...asked].filter((t) => CHANGE.has(t));
+  const changeAsked = [...asked].some((t) => CHANGE.has(t));
   const rest = [...asked].filter((t) => !CHANGE.has(t));
-  if (!changes.length || !rest.length) return null;
-  const said = new Set(contentTerms(question));
+  if (!rest.length) return null;
+  const named = wordsOf(question);
   for (const clause of title.split(CLAUSE_BREAK)) {
     const terms = new Set(contentTerms(clause));
-    const tellsChange = [...terms].some((t) => CHANGE.has(t));
-    const newNumber = (clause.match(/\d[\d.,]*/g) ?? []).some((n) => !said.has(n));
-    if (tellsChange && newNumber && rest.every((t) => terms.has(t))) return clause.trim();
+    if (changeAsked && ![...terms].some((t) => CHANGE_VERBS.has(t))) continue;
+    if (measures(type, clause, named) && rest.every((t) => terms.has(t))) return clause.trim();
   }
   return null;
 }
 
 /**
- * Whether a sentence tells how much one of `asked` changed, by a verb (`The median fee … fell from
- * $0.042 … to $0.007`), after its headline: a comparative alone (`waited a median of 6 minutes
- * longer`) tells another difference.
+ * Whether a clause holds what a question of `type` asks for: figures, or a span in words (`by nine
+ * months`). A number word alone is no count of the thing (`one client misses blocks`), nor is a
+ * year (`Restored 1924 silent film …` for "how long is the film?").
  */
-export function tellsChangeOf(sentence: string, asked: ReadonlySet<string>): boolean {
-  const terms = contentTerms(sentence);
-  return /\d/.test(sentence) && terms.some((t) => CHANGE_VERBS.has(t)) && terms.some((t) => asked.has(t) && !CHANGE.has(t));
+function measures(type: 'number' | 'duration', clause: string, named: Set<string>): boolean {
+  const withoutYears = clause.replace(YEAR, ' ');
+  return hasCue(type, withoutYears, named) && (/\d/.test(withoutYears) || hasCue('duration', withoutYears, named));
+}
+const YEAR = /\b(?:1[5-9]\d\d|20\d\d)\b(?![.,]\d)/g;
+
+/**
+ * Whether a sentence of the answer goes on from the headline's clause: it holds what the question
+ * asks for (a number, a span), all the terms it asks besides its words of change but one, and a
+ * verb of change when one is asked (`The median fee … fell from $0.042 … to $0.007`); a
+ * comparative alone (`waited a median of 6 minutes longer`) tells another difference, and one
+ * term (`The hottest vent measured … 362 °C` for "how many vents did the survey map?") another
+ * thing.
+ */
+export function goesOnFromHeadline(sentence: string, question: string): boolean {
+  const type = answerType(question);
+  const asked = new Set(askedTerms(question));
+  const terms = new Set(contentTerms(sentence));
+  const changeAsked = [...asked].some((t) => CHANGE.has(t));
+  const rest = [...asked].filter((t) => !CHANGE.has(t));
+  const held = rest.filter((t) => terms.has(t)).length;
+  return hasCue(type, sentence, wordsOf(question)) && (!changeAsked || [...terms].some((t) => CHANGE_VERBS.has(t))) && held >= Math.max(1, rest.length - 1);
 }

@@ -7,7 +7,7 @@
 import { answerFromDetails } from './item-details-answer.js';
 import { asksWhoIsQuoted, withoutItemNamed, withoutMakerStance } from '../item-questions.js';
 import { answerFromChapters } from './chapters-answer.js';
-import { headlineChange, tellsChangeOf } from './headline-change.js';
+import { goesOnFromHeadline, headlineMeasure } from './headline-measure.js';
 import { quotedOverview } from './quoted-people.js';
 import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import {
@@ -230,14 +230,13 @@ export class LocalChatModel implements ChatModel {
 
   /**
    * "How much did waits drop?" in the room of `… cuts emergency waits by 22 minutes …`: the
-   * headline's clause (headlineChange), then what the answer quotes of the item telling how much
-   * the asked thing changed (`The median fee … fell from $0.042 … to $0.007`).
+   * headline's clause (headlineMeasure), then what the answer quotes of the same document telling
+   * the measure asked (`The median fee … fell from $0.042 … to $0.007`).
    */
   private async headlineFirst(prompt: GroundedPrompt, headline: string, n: number, signal?: AbortSignal): Promise<string> {
     const quote = await this.quote(prompt, signal);
-    const asked = new Set(askedTerms(prompt.question));
     const cite = ` [${n}]`;
-    const more = quote === NOT_COVERED ? [] : quote.split(CITED_SENTENCE_END).filter((s) => s.endsWith(cite) && tellsChangeOf(s, asked));
+    const more = quote === NOT_COVERED ? [] : quote.split(CITED_SENTENCE_END).filter((s) => s.endsWith(cite) && goesOnFromHeadline(s, prompt.question));
     return [`${withStop(quoted(headline))}${cite}`, ...more].join(' ');
   }
 
@@ -430,7 +429,7 @@ export class LocalChatModel implements ChatModel {
 }
 
 /**
- * The headline clause answering how much something changed (headlineChange), and its source: the
+ * The headline clause answering a question of a number or a span (headlineMeasure), and its source: the
  * room's item's when the question is about it, else the first document's, in the prompt's order,
  * whose title tells it.
  */
@@ -438,7 +437,7 @@ function headlineAnswering(prompt: GroundedPrompt, question: string): { clause: 
   const primary = prompt.item ? primarySource(prompt) : undefined;
   const candidates = primary ? [primary] : prompt.sources.filter((s) => (s.section ?? 'document') === 'document' && commenterOf(s.label) === null);
   for (const source of candidates) {
-    const clause = headlineChange(question, source.label);
+    const clause = headlineMeasure(question, source.label);
     if (clause) return { clause, n: source.n };
   }
   return null;
