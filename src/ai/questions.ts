@@ -55,9 +55,18 @@ const WHAT_IS_NEW =
 const WHY_IT_MATTERS =
   /^\s*(?:so\s+)?(?:why\s+(?:does|do|did|would|should)\s+(?:it|this|that|any\s+of\s+this)\s+matter|why\s+(?:is|was|are)\s+(?:it|this|that)\s+(?:(?:so|such)\s+)?(?:important|significant|a\s+big\s+deal|big\s+news|news|newsworthy)|what(?:'s|\s+is|\s+was)\s+the\s+(?:significance|importance|big\s+deal)(?:\s+of\s+(?:it|this|that))?|why\s+should\s+(?:i|we|anyone|people)\s+care|so\s+what)(?:\s+here)?(?:\s*\?)?\s*$/i;
 
+/**
+ * "What did the spreadsheet show?", "what does the survey find?", "what did the study conclude?":
+ * what a thing (group 1) tells as a whole. In the room of `We tried the four-day week … Here is the
+ * spreadsheet.` its `show` was weighed as a term, and a stellarator video's `to show the
+ * difference` answered.
+ */
+const WHAT_IT_TELLS =
+  /^\s*(?:so\s+|and\s+)?what\s+(?:does|do|did|has|have)\s+((?:the|this|that|these|those|its|their)\s+[^?.!]{1,50}?)\s+(?:show|shown|find|found|reveal|revealed|conclude|concluded|tell\s+us|say)(?:\s*\?)?\s*$/i;
+
 /** Whether the question asks for an overview rather than a fact. */
 export function asksForOverview(question: string): boolean {
-  return OVERVIEW.test(question) || WHAT_GOES_ON.test(question) || WHAT_IS_NEW.test(question) || WHY_IT_MATTERS.test(question);
+  return OVERVIEW.test(question) || WHAT_GOES_ON.test(question) || WHAT_IS_NEW.test(question) || WHY_IT_MATTERS.test(question) || WHAT_IT_TELLS.test(question);
 }
 
 /**
@@ -87,7 +96,7 @@ const OVERVIEW_OBJECTS = new Set(
 export function asksForRoomOverview(question: string, topic: string): boolean {
   if (!asksForOverview(question)) return false;
   // "What is being done about it?" is news asked of "it", not of "being done" (OVERVIEW_OF's "what is X about").
-  const news = WHAT_IS_NEW.exec(question);
+  const news = WHAT_IS_NEW.exec(question) ?? WHAT_IT_TELLS.exec(question);
   const of = news ? null : OVERVIEW_OF.exec(question);
   const object = (news?.[1] ?? of?.[1] ?? of?.[2] ?? of?.[3] ?? '').replace(HOW_WANTED, '');
   const room = new Set(contentTerms(topic));

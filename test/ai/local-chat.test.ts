@@ -552,6 +552,14 @@ describe('extractive text tools', () => {
     expect(askedTerms('Is the think tank funded?')).toEqual(contentTerms('think tank funded'));
   });
 
+  it('does not count the verb of what a thing shows or finds', () => {
+    expect(askedTerms('What did the spreadsheet show?')).toEqual(contentTerms('spreadsheet'));
+    expect(askedTerms('What does the survey find?')).toEqual(contentTerms('survey'));
+    // What is found somewhere, or shown of a thing, keeps its verb.
+    expect(askedTerms('What did the divers find in the wreck?')).toEqual(contentTerms('divers find wreck'));
+    expect(askedTerms('What does the chart show about fees?')).toEqual(contentTerms('chart show about fees'));
+  });
+
   it('does not count the verb of what is being done about a thing', () => {
     expect(askedTerms('What is being done about the measles outbreak?')).toEqual(contentTerms('about measles outbreak'));
     expect(askedTerms('What has been done about the leak?')).toEqual(contentTerms('about leak'));

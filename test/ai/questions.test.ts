@@ -94,6 +94,22 @@ describe('"what\'s new?", "what went wrong?"', () => {
     // Not a question of what is being done.
     for (const q of ['What is done with the samples?', 'What are they doing at the clinic?']) expect(asksForOverview(q), q).toBe(false);
   });
+
+  it('reads "what did the spreadsheet show?" as an overview of the thing, the room’s when its title names it', () => {
+    const topic = 'We tried the four-day week at a 40-person agency. Here is the spreadsheet.';
+    for (const q of [
+      'What did the spreadsheet show?',
+      'What does the spreadsheet say?',
+      'So what did the spreadsheet find?',
+      'what has this spreadsheet revealed',
+    ])
+      expect(asksForRoomOverview(q, topic), q).toBe(true);
+    expect(asksForOverview('What did the study conclude?')).toBe(true);
+    expect(asksForRoomOverview('What did the study conclude?', topic)).toBe(false);
+    // Something found or shown, not what a thing tells.
+    for (const q of ['What did the divers find in the wreck?', 'What did Ann show us at the meeting?', 'What does the chart show about fees?'])
+      expect(asksForOverview(q), q).toBe(false);
+  });
 });
 
 describe('"what is the main lesson?"', () => {

@@ -167,6 +167,15 @@ describe('a question in other words than its answer’s', () => {
   });
 });
 
+describe('a question of what a thing the room’s title names shows', () => {
+  it('is answered with the room’s overview, not with another item’s sentence saying "show"', async () => {
+    // A stellarator video's `to show the difference between a tokamak and a stellarator` answered.
+    const { answer, sources } = await ask('post_p09', 'What did the spreadsheet show?');
+    expect(answer).toMatch(/^Greyhound Studio was one of the 61 firms in Lowmark's four-day week pilot\./);
+    expect(sources.map((s) => s.id)).toEqual(['post_p09']);
+  });
+});
+
 describe('a question of a number or a span, in its headline’s words', () => {
   it('is answered with the headline’s clause holding it, before what the text says of it', async () => {
     // "How long is the delay?" got a comment's `The delay is just another boring problem.`: the text says `pushed back … by nine months`.

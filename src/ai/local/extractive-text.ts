@@ -381,6 +381,14 @@ const SAID_ABOUT =
   /\bwhat\s+(?:(?:does|do|did)\s+(?:(?:it|they|this|that|(?:the|this|that)\s+[\p{L}-]+)\s+)?(say|tell|write|mention)|(?:is|was|are|were|has\s+been|have\s+been)\s+(said|told|written|mentioned))\s+(?:about|of|regarding|concerning)\b/giu;
 
 /**
+ * "What did the spreadsheet show?", "what does the survey find?": the verb asks what the thing tells
+ * (questions.ts reads it as an overview of the thing), which its sentences tell without it; weighed
+ * as a term, a stellarator video's `to show the difference` answered.
+ */
+const WHAT_IT_TELLS =
+  /^\s*(?:so\s+|and\s+)?what\s+(?:does|do|did|has|have)\s+(?:the|this|that|these|those|its|their)\s+[^?.!]{1,50}?\s+(show|shown|find|found|reveal|revealed|conclude|concluded|tell|say)(?=(?:\s+us)?(?:\s*\?)?\s*$)/gi;
+
+/**
  * "Which laptop is discussed here?", "what companies are mentioned?": the verb says the room's
  * sources hold the thing, not what they tell of it. Weighed as a term, `discussed` made a post's
  * `the excellent discussion of it on the Ops Hour channel` the answer.
@@ -429,6 +437,7 @@ export function askedTerms(question: string): string[] {
       ...question.matchAll(WHAT_HAPPENED),
       ...question.matchAll(GONE_WRONG),
       ...question.matchAll(SAID_ABOUT),
+      ...question.matchAll(WHAT_IT_TELLS),
       ...question.matchAll(HOW_COMPARED),
       ...question.matchAll(HOW_IT_WORKS),
       ...question.matchAll(VIEW_ASKED),
