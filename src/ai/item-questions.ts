@@ -116,7 +116,10 @@ const STANCES: RegExp[] = [
     `^(?:does|did|do|would|will|could|might)\\s+${STANCE_HOLDER}\\s+(?:really\\s+|still\\s+)?(?:support|like|dislike|love|hate|oppose|favou?r|endorse|recommend|back|trust|want|agree\\s+with|disagree\\s+with|approve\\s+of|think|believe|feel|say|argue|claim|suggest)\\s+(?:that\\s+)?(.+)$`,
     'i',
   ),
-  new RegExp(`^what\\s+(?:does|did|do)\\s+${STANCE_HOLDER}\\s+(?:think|believe|argue|want|propose|recommend|suggest|conclude|claim|mean)()$`, 'i'),
+  new RegExp(
+    `^what\\s+(?:does|did|do)\\s+${STANCE_HOLDER}\\s+(?:think|believe|argue|want|propose|recommend|suggest|conclude|claim|mean)(?:\\s+(?:changed|done|to\\s+change|to\\s+happen|(?:us\\s+)?to\\s+do))?()$`,
+    'i',
+  ),
   new RegExp(`^what(?:'s|\\s+is|\\s+was)\\s+${STANCE_HOLDER}'s\\s+(?:${VIEW}|argument|point|conclusion|message|thesis)()$`, 'i'),
 ];
 /** A stance's object that is the item's subject itself. */

@@ -207,6 +207,8 @@ describe('a question of what the item’s maker thinks', () => {
     ['Is crunch inevitable according to the author?', 'Is crunch inevitable?'],
     ['According to the writer, why did the pilot work?', 'Why did the pilot work?'],
     ["In the author's view, is sodium-ion ready?", 'Is sodium-ion ready?'],
+    ['What does the author want changed?', 'What is the main argument?'],
+    ['What does the writer want us to do?', 'What is the main argument?'],
   ] as const)('"%s" is asked as %j', (question, asked) => {
     expect(withoutMakerStance(question)).toBe(asked);
   });
