@@ -34,6 +34,15 @@ describe('headlineMeasure', () => {
   });
 });
 
+describe('headlineMeasure on a hostile title', () => {
+  it('reads a title of 300,000 spaces in linear time (the clause break rescanned them from each)', () => {
+    expect(headlineMeasure('How much did waits drop?', `waits${' '.repeat(300_000)}cut sharply`)).toBeNull();
+    expect(headlineMeasure('How much did waits drop?', `Waits cut by 22 minutes${' '.repeat(300_000)};${' '.repeat(300_000)}more`)).toBe(
+      'Waits cut by 22 minutes',
+    );
+  });
+});
+
 describe('goesOnFromHeadline', () => {
   it('takes a sentence holding an asked term and what is asked for, and a verb of change when one is asked', () => {
     expect(goesOnFromHeadline('The median fee fell from $0.042 to $0.007.', 'How much did fees drop?')).toBe(true);

@@ -17,8 +17,12 @@ const CHANGE_VERBS = new Set(
 /** Words of a change in size, as terms: a verb of one, or a comparative asked with "how much". */
 const CHANGE = new Set([...CHANGE_VERBS, ...contentTerms('shorter cheaper faster slower longer higher bigger smaller fewer')]);
 
-/** A headline's clauses: `Pilot cuts waits by 22 minutes; nurses warn on staffing` says two things. */
-const CLAUSE_BREAK = /\s*;\s*|\s+[–—]\s+|:\s+/;
+/**
+ * A headline's clauses: `Pilot cuts waits by 22 minutes; nurses warn on staffing` says two things.
+ * The spaces around a break are trimmed after the split: matched here, a title of 10,000 spaces
+ * was rescanned from each of them.
+ */
+const CLAUSE_BREAK = /;|\s[–—]\s|:\s/;
 
 /** The words of `text`, lower case, as hasCue reads what a question names. */
 function wordsOf(text: string): Set<string> {
