@@ -4,7 +4,7 @@
  * whether the recent chat can answer (so the ask is no abstention); the local model to choose
  * what to quote.
  */
-import { askedTerms, contentTerms, splitSentences } from './local/extractive-text.js';
+import { askedTerms, contentTerms, splitSentences, WHAT_IT_TELLS } from './local/extractive-text.js';
 import { recently } from './local/recently.js';
 import { CHAT_STAMP } from '../text.js';
 import { ASSISTANT_NAME } from '../protocol/names.js';
@@ -54,15 +54,6 @@ const WHAT_IS_NEW =
  */
 const WHY_IT_MATTERS =
   /^\s*(?:so\s+)?(?:why\s+(?:does|do|did|would|should)\s+(?:it|this|that|any\s+of\s+this)\s+matter|why\s+(?:is|was|are)\s+(?:it|this|that)\s+(?:(?:so|such)\s+)?(?:important|significant|a\s+big\s+deal|big\s+news|news|newsworthy)|what(?:'s|\s+is|\s+was)\s+the\s+(?:significance|importance|big\s+deal)(?:\s+of\s+(?:it|this|that))?|why\s+should\s+(?:i|we|anyone|people)\s+care|so\s+what)(?:\s+here)?(?:\s*\?)?\s*$/i;
-
-/**
- * "What did the spreadsheet show?", "what does the survey find?", "what did the study conclude?":
- * what a thing (group 1) tells as a whole. In the room of `We tried the four-day week … Here is the
- * spreadsheet.` its `show` was weighed as a term, and a stellarator video's `to show the
- * difference` answered.
- */
-const WHAT_IT_TELLS =
-  /^\s*(?:so\s+|and\s+)?what\s+(?:does|do|did|has|have)\s+((?:the|this|that|these|those|its|their)\s+[^?.!]{1,50}?)\s+(?:show|shown|find|found|reveal|revealed|conclude|concluded|tell\s+us|say)(?:\s*\?)?\s*$/i;
 
 /** Whether the question asks for an overview rather than a fact. */
 export function asksForOverview(question: string): boolean {

@@ -8,6 +8,7 @@ import { LocalChatModel } from '../../src/ai/local/local-chat.js';
 import { asksAboutDiscussion, CHAT_LINES_KEPT, chatAnswers, chatLinesKept, repeatsQuestion, spokenText } from '../../src/ai/questions.js';
 import { buildPrompt, systemInstructions } from '../../src/rag/prompt.js';
 import { chatLine, conversationLabel, cutAtSentence, recentChat } from '../../src/rag/recent-chat.js';
+import type { Message } from '../../src/protocol/messages.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { withoutCitations } from '../../src/text.js';
 
@@ -27,6 +28,11 @@ async function threadWith(lines: [name: string, text: string, kind?: 'user' | 'a
     seqs.push(message.seq);
   }
   return { store, thread, seqs };
+}
+
+/** One message of a thread by `author`, at 09:05 on 24 Nov 2026. */
+function messageBy(author: Message['author'], text: string): Message {
+  return { id: 'm', seq: 1, roomId: 'r', threadId: 't', author, text, ts: '2026-11-24T09:05:00Z' };
 }
 
 describe('recent chat', () => {
@@ -85,15 +91,7 @@ describe('recent chat', () => {
   });
 
   it('puts a message on one line, whatever its whitespace', () => {
-    const line = chatLine({
-      id: 'm',
-      seq: 1,
-      roomId: 'r',
-      threadId: 't',
-      author: { id: 'u', name: 'Ann', kind: 'user' },
-      text: 'one\n\ntwo\tthree',
-      ts: '2026-11-24T09:05:00Z',
-    });
+    const line = chatLine(messageBy({ id: 'u', name: 'Ann', kind: 'user' }, 'one\n\ntwo\tthree'));
     expect(line).toBe('Ann (24 Nov 2026, 09:05): one two three');
   });
 
@@ -135,15 +133,7 @@ describe('recent chat', () => {
       'The union worries about staffing: it says the hospital used the savings to cut two night posts, and that the tool was never meant to replace a trained nurse at the front desk, ' +
       'which the board denies, saying the posts were vacant and that the money went to a second triage room with its own nurse on every shift, as the pilot had planned.';
     expect(said.length).toBeGreaterThan(400);
-    const line = chatLine({
-      id: 'm',
-      seq: 1,
-      roomId: 'r',
-      threadId: 't',
-      author: { id: 'a', name: 'Salon AI', kind: 'assistant' },
-      text: said,
-      ts: '2026-11-24T09:05:00Z',
-    });
+    const line = chatLine(messageBy({ id: 'a', name: 'Salon AI', kind: 'assistant' }, said));
     expect(line).toBe(
       'Salon AI (24 Nov 2026, 09:05): At St Brennan, waits for a first assessment fell from 47 minutes in the pilot year to 25 minutes this year. ' +
         'Nurses say the software flags sepsis earlier than the paper checklist did. …',

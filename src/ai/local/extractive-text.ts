@@ -381,12 +381,14 @@ const SAID_ABOUT =
   /\bwhat\s+(?:(?:does|do|did)\s+(?:(?:it|they|this|that|(?:the|this|that)\s+[\p{L}-]+)\s+)?(say|tell|write|mention)|(?:is|was|are|were|has\s+been|have\s+been)\s+(said|told|written|mentioned))\s+(?:about|of|regarding|concerning)\b/giu;
 
 /**
- * "What did the spreadsheet show?", "what does the survey find?": the verb asks what the thing tells
- * (questions.ts reads it as an overview of the thing), which its sentences tell without it; weighed
- * as a term, a stellarator video's `to show the difference` answered.
+ * "What did the spreadsheet show?", "what does the survey find?", "what did the study conclude?":
+ * what a thing (group 1) tells as a whole (asksForOverview in questions.ts). Its verb (group 2) is
+ * no asked term, the thing's sentences telling it without the verb: weighed as one, a stellarator
+ * video's `to show the difference` answered in the room of `We tried the four-day week … Here is
+ * the spreadsheet.`
  */
-const WHAT_IT_TELLS =
-  /^\s*(?:so\s+|and\s+)?what\s+(?:does|do|did|has|have)\s+(?:the|this|that|these|those|its|their)\s+[^?.!]{1,50}?\s+(show|shown|find|found|reveal|revealed|conclude|concluded|tell|say)(?=(?:\s+us)?(?:\s*\?)?\s*$)/gi;
+export const WHAT_IT_TELLS =
+  /^\s*(?:so\s+|and\s+)?what\s+(?:does|do|did|has|have)\s+((?:the|this|that|these|those|its|their)\s+[^?.!]{1,50}?)\s+(show|shown|find|found|reveal|revealed|conclude|concluded|tell|say)(?:\s+us)?(?:\s*\?)?\s*$/i;
 
 /**
  * "Which laptop is discussed here?", "what companies are mentioned?": the verb says the room's
@@ -426,8 +428,8 @@ export function asksMeasure(question: string): boolean {
 /**
  * The question's content terms in order, less the measure word of a "how long"-type question, the
  * verb of its span (`last`, `take`), the verb of a rule's start (`take effect`) or of a legal action
- * (`brought the case`), the "happened" of a "what happened to …?" and the "say" of a "what does
- * it say about …?".
+ * (`brought the case`), the "happened" of a "what happened to …?", the "say" of a "what does
+ * it say about …?" and the "show" of a "what did the spreadsheet show?".
  */
 export function askedTerms(question: string): string[] {
   const measures = new Set(
@@ -437,7 +439,6 @@ export function askedTerms(question: string): string[] {
       ...question.matchAll(WHAT_HAPPENED),
       ...question.matchAll(GONE_WRONG),
       ...question.matchAll(SAID_ABOUT),
-      ...question.matchAll(WHAT_IT_TELLS),
       ...question.matchAll(HOW_COMPARED),
       ...question.matchAll(HOW_IT_WORKS),
       ...question.matchAll(VIEW_ASKED),
@@ -447,6 +448,7 @@ export function askedTerms(question: string): string[] {
       ...question.matchAll(LEGAL_ACTION),
     ].flatMap((m) => contentTerms(m[1] ?? m[2] ?? m[3] ?? '')),
   );
+  for (const verb of contentTerms(WHAT_IT_TELLS.exec(question)?.[2] ?? '')) measures.add(verb);
   const terms = contentTerms(question);
   if (!measures.size) return terms;
   const kept = terms.filter((t) => !measures.has(t));
