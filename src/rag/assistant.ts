@@ -150,6 +150,8 @@ export class SalonAssistant implements RoomAssistant {
   private readonly answers = new Map<string, { request: AskRequest; pending: PendingAnswer; controller: AbortController; settled: Promise<unknown> }>();
   /** Asks on this node from `ask` until they are answered, fail or are cancelled, by answer id. */
   private readonly asks = new Map<string, OpenAsk>();
+  /** Answers being run, each until its result has been handed to onAnswer (idle). */
+  private readonly runs = new Set<Promise<unknown>>();
   private readonly deps: AnswerDeps;
   private readonly log: Logger;
 
@@ -462,6 +464,16 @@ export class SalonAssistant implements RoomAssistant {
     await Promise.allSettled(running.map((a) => a.settled));
   }
 
+  /**
+   * Resolves once no answer is being run on this node, each that ended handed to onAnswer. Its
+   * `assistant.done` frame leaves before that: its asker's forget mark is read in between (a round
+   * trip on PostgreSQL), so a caller that must see the exchange remembered waits here, then for the
+   * memory. Asks still waiting for their turn are not waited for.
+   */
+  async idle(): Promise<void> {
+    while (this.runs.size) await Promise.allSettled([...this.runs]);
+  }
+
   private runUnlessAbandoned(id: string, request: AskRequest): Promise<AskResult> {
     const ask = this.asks.get(id);
     if (ask && ask.abandoned !== null) {
@@ -480,7 +492,17 @@ export class SalonAssistant implements RoomAssistant {
     });
   }
 
-  private async run(id: string, request: AskRequest): Promise<AskResult> {
+  private run(id: string, request: AskRequest): Promise<AskResult> {
+    const running = this.answerAndTell(id, request);
+    this.runs.add(running);
+    void running.then(
+      () => this.runs.delete(running),
+      () => this.runs.delete(running),
+    );
+    return running;
+  }
+
+  private async answerAndTell(id: string, request: AskRequest): Promise<AskResult> {
     const pending: PendingAnswer = { id, stage: 'searching', text: '' };
     const controller = new AbortController();
     const answer = runAnswer(this.deps, request, pending, controller.signal);

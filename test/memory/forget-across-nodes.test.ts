@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ChatModel } from '../../src/ai/types.js';
 import { privateScope } from '../../src/memory/scopes.js';
 import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
+import type { SalonAssistant } from '../../src/rag/assistant.js';
 import type { Store } from '../../src/store/types.js';
 import { holdPrivateScans } from './held-scan.js';
 import { testApp } from '../helpers.js';
@@ -60,6 +61,17 @@ async function annOnTwoNodes(open: () => Promise<StoreSource>, prepare?: (store:
   return { a, b, store, laptop, phone, annId, writing, release, stored };
 }
 
+/**
+ * Waits until `nodes` have filed what their answers handed to memory: an answer's `assistant.done`
+ * leaves before its exchange is handed over (its asker's forget mark is read in between).
+ */
+async function filed(...nodes: FastifyInstance[]): Promise<void> {
+  for (const n of nodes) {
+    await (n.salon.assistant as SalonAssistant).idle();
+    await n.salon.memory.idle();
+  }
+}
+
 function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
   describe(`/forget private across two nodes (${name})`, () => {
     it('leaves unremembered a private answer another node is still writing when the command arrives; a private ask after it is remembered', async () => {
@@ -74,8 +86,7 @@ function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
       const answered = await laptop.next('assistant.done', () => true, 10_000);
       // Answered all the same (not an abstention, which memory would not keep anyway).
       expect(answered.message.text).toMatch(/Rust 2\.0/);
-      await a.salon.memory.idle();
-      await b.salon.memory.idle();
+      await filed(a, b);
 
       // No trace of it: not in the store, its lines, or what either node's memory recalls.
       expect(await stored()).toEqual([]);
@@ -96,14 +107,13 @@ function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
       };
       phone.send({ type: 'ask', text: 'What is my secret word?', clientId: 'p2', private: true });
       expect(await nextAnswer(phone)).not.toContain('zqheld');
-      await a.salon.memory.idle();
-      await b.salon.memory.idle();
+      await filed(a, b);
       expect((await stored()).join('\n')).not.toContain('zqheld');
 
       // Asked after the command, a private question is remembered as before.
       laptop.send({ type: 'ask', text: 'My locker code is zqlater; is Rust 2.0 out?', clientId: 'p3', private: true });
       expect(await nextAnswer(laptop)).toMatch(/Rust 2\.0/);
-      await a.salon.memory.idle();
+      await filed(a);
       const after = await stored();
       expect(after).toContainEqual(expect.stringContaining('zqlater'));
       expect(after.join('\n')).not.toContain('zqheld');
@@ -121,13 +131,13 @@ function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
       // knows nothing of the command, files its exchange as it ends.
       laptop.send({ type: 'ask', text: 'My locker code is zqduring; is Rust 2.0 out?', clientId: 'p1', private: true });
       expect((await laptop.next('assistant.done', () => true, 10_000)).message.text).toMatch(/Rust 2\.0/);
-      await a.salon.memory.idle();
+      await filed(a);
       // (Read past the hold: on SQLite both nodes share the store object.)
       expect((await scan(annId, 0, 100)).map((c) => c.text)).toEqual([expect.stringContaining('zqduring')]);
       releaseScan();
 
       const reply = (await phone.next('message', (f) => f.message.clientId === 'f1')).message.text as string;
-      await b.salon.memory.idle();
+      await filed(b);
       // Asked after the command: neither forgotten nor counted (before, the scan took it for one asked before).
       expect(reply).toBe('The assistant remembers no private exchange of yours in this room.');
       expect(await stored()).toEqual([expect.stringContaining('zqduring')]);
@@ -147,8 +157,7 @@ function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
       const reply = (await phone.next('message', (f) => f.message.clientId === 'f1')).message.text as string;
       release();
       expect((await laptop.next('assistant.done', () => true, 10_000)).message.text).toMatch(/Rust 2\.0/);
-      await a.salon.memory.idle();
-      await b.salon.memory.idle();
+      await filed(a, b);
 
       expect(await stored()).toEqual([]);
       expect(await store.searchMemoryLines('secret word zqheld', [privateScope(thread.id, annId), thread.id], 5)).toEqual([]);
@@ -161,7 +170,7 @@ function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
       // Asked after the command, it is remembered for her as before.
       laptop.send({ type: 'ask', text: 'My locker code is zqlater; is Rust 2.0 out?', clientId: 'q2' });
       expect((await laptop.next('assistant.done', () => true, 10_000)).message.text).toMatch(/Rust 2\.0/);
-      await a.salon.memory.idle();
+      await filed(a);
       expect(await stored()).toEqual([expect.stringContaining('zqlater')]);
     });
   });

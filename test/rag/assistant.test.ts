@@ -224,6 +224,23 @@ describe('the forget mark a private ask carries', () => {
     ]);
   });
 
+  it('is idle only once an answer whose done frame has left has been handed to onAnswer (its mark read in between)', async () => {
+    const told: string[] = [];
+    const a = make(new ScriptedChat({ pieces: ['a ', 'b'] }), { onAnswer: (req) => void told.push(req.clientId!) });
+    let markRead!: (mark: number) => void;
+    vi.spyOn(store, 'privateForgetMark').mockImplementationOnce(() => new Promise<number>((resolve) => (markRead = resolve)));
+    a.ask(await request({ private: true, clientId: 'c1' }));
+    await until(() => outlet.ofType('assistant.done').length > 0);
+    let idle = false;
+    const waiting = a.idle().then(() => (idle = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([idle, told]).toEqual([false, []]);
+    markRead(0);
+    await waiting;
+    expect(told).toEqual(['c1']);
+    await a.idle();
+  });
+
   it('hands onAnswer a null mark when it could not be read (the store then refuses the exchange if it is filed private), and answers all the same', async () => {
     const told: [string, number | null][] = [];
     const a = make(new ScriptedChat({ pieces: ['a ', 'b'] }), { onAnswer: (req, _result, mark) => void told.push([req.clientId!, mark]) });
