@@ -29,6 +29,26 @@ function wordsOf(text: string): Set<string> {
   return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
 }
 
+/** What a question of a number or a span asks, read once for a title's clauses or an answer's sentences. */
+interface MeasureAsked {
+  type: 'number' | 'duration';
+  /** Whether it asks a change (a verb of one, or a comparative with "how much"). */
+  changeAsked: boolean;
+  /** The terms it asks besides its words of change. */
+  rest: string[];
+  /** Its words, as hasCue reads what a question names. */
+  named: Set<string>;
+}
+
+/** What `question` asks when it asks a number or a span of something it names; null otherwise. */
+function measureAsked(question: string): MeasureAsked | null {
+  const type = answerType(question);
+  if (type !== 'number' && type !== 'duration') return null;
+  const asked = [...new Set(askedTerms(question))];
+  const rest = asked.filter((t) => !CHANGE.has(t));
+  return rest.length ? { type, changeAsked: rest.length < asked.length, rest, named: wordsOf(question) } : null;
+}
+
 /**
  * The clause of a document's `title` that answers `question` when it asks a number or a span
  * ("how much did waits drop?", "how long is the delay?", "how many ships did Aurelian order?"):
@@ -37,17 +57,12 @@ function wordsOf(text: string): Set<string> {
  * other question or title.
  */
 export function headlineMeasure(question: string, title: string): string | null {
-  const type = answerType(question);
-  if (type !== 'number' && type !== 'duration') return null;
-  const asked = new Set(askedTerms(question));
-  const changeAsked = [...asked].some((t) => CHANGE.has(t));
-  const rest = [...asked].filter((t) => !CHANGE.has(t));
-  if (!rest.length) return null;
-  const named = wordsOf(question);
+  const asked = measureAsked(question);
+  if (!asked) return null;
   for (const clause of title.split(CLAUSE_BREAK)) {
     const terms = new Set(contentTerms(clause));
-    if (changeAsked && ![...terms].some((t) => CHANGE_VERBS.has(t))) continue;
-    if (measures(type, clause, named) && rest.every((t) => terms.has(t))) return clause.trim();
+    if (asked.changeAsked && ![...terms].some((t) => CHANGE_VERBS.has(t))) continue;
+    if (measures(asked.type, clause, asked.named) && asked.rest.every((t) => terms.has(t))) return clause.trim();
   }
   return null;
 }
@@ -57,7 +72,7 @@ export function headlineMeasure(question: string, title: string): string | null 
  * months`). A number word alone is no count of the thing (`one client misses blocks`), nor is a
  * year (`Restored 1924 silent film …` for "how long is the film?").
  */
-function measures(type: 'number' | 'duration', clause: string, named: Set<string>): boolean {
+function measures(type: MeasureAsked['type'], clause: string, named: Set<string>): boolean {
   const withoutYears = clause.replace(YEAR, ' ');
   return hasCue(type, withoutYears, named) && (/\d/.test(withoutYears) || hasCue('duration', withoutYears, named));
 }
@@ -72,11 +87,13 @@ const YEAR = /\b(?:1[5-9]\d\d|20\d\d)\b(?![.,]\d)/g;
  * thing.
  */
 export function goesOnFromHeadline(sentence: string, question: string): boolean {
-  const type = answerType(question);
-  const asked = new Set(askedTerms(question));
+  const asked = measureAsked(question);
+  if (!asked) return false;
   const terms = new Set(contentTerms(sentence));
-  const changeAsked = [...asked].some((t) => CHANGE.has(t));
-  const rest = [...asked].filter((t) => !CHANGE.has(t));
-  const held = rest.filter((t) => terms.has(t)).length;
-  return hasCue(type, sentence, wordsOf(question)) && (!changeAsked || [...terms].some((t) => CHANGE_VERBS.has(t))) && held >= Math.max(1, rest.length - 1);
+  const held = asked.rest.filter((t) => terms.has(t)).length;
+  return (
+    hasCue(asked.type, sentence, asked.named) &&
+    (!asked.changeAsked || [...terms].some((t) => CHANGE_VERBS.has(t))) &&
+    held >= Math.max(1, asked.rest.length - 1)
+  );
 }
