@@ -56,8 +56,64 @@ describe('goesOnFromHeadline', () => {
 
 describe('goesOnFromHeadline, of several terms', () => {
   it('takes a sentence holding all the asked terms but one, not one holding a single term', () => {
+    const question = 'How much did the survey map cost?';
+    expect(goesOnFromHeadline('The 38-day survey cost €4.2 million.', question)).toBe(true);
+    expect(goesOnFromHeadline('The map alone cost €1 million.', 'How much did the survey vessel map cost?')).toBe(false);
+  });
+});
+
+describe('a count asked ("how many …?")', () => {
+  const VENTS = 'Survey maps 31 hydrothermal vents on the Calloway Ridge; deep-sea mining application paused';
+
+  it('is told by the clause counting the thing, whatever verb says the count was made', () => {
+    for (const question of ['How many vents were found?', 'How many vents did the survey map?', 'How many vents were identified?'])
+      expect(headlineMeasure(question, VENTS)).toBe('Survey maps 31 hydrothermal vents on the Calloway Ridge');
+    expect(headlineMeasure('How many cases were reported?', 'Port Avelin measles outbreak reaches 140 cases; school vaccination clinics extended')).toBe(
+      'Port Avelin measles outbreak reaches 140 cases',
+    );
+  });
+
+  it('is not told by a number of another thing, nor by a clause missing the deed asked', () => {
+    expect(headlineMeasure('How many vents were found?', 'Vent survey finds 12 new species')).toBeNull();
+    expect(headlineMeasure('How many people died?', 'Storm: 12 people missing')).toBeNull();
+    expect(headlineMeasure('How many users were hit?', 'Exchange halts withdrawals for 212,000 users')).toBeNull();
+  });
+
+  it('goes on with sentences counting the thing, not with numbers beside it', () => {
     const question = 'How many vents did the survey map?';
-    expect(goesOnFromHeadline('The 38-day survey mapped 140 kilometres of the ridge.', question)).toBe(true);
-    expect(goesOnFromHeadline('The hottest vent measured was venting fluid at 362 °C.', question)).toBe(false);
+    expect(goesOnFromHeadline('The survey mapped 31 active vents along the ridge.', question)).toBe(true);
+    expect(goesOnFromHeadline('The 38-day survey mapped 140 kilometres of the ridge.', question)).toBe(false);
+    expect(goesOnFromHeadline('Around the vents the team found four candidate new species.', 'How many vents were found?')).toBe(false);
+  });
+});
+
+describe('a price asked ("how much … cost?")', () => {
+  it('is told by the clause holding an amount of money beside the thing priced', () => {
+    expect(headlineMeasure('How much will the tram cost?', 'Vessbridge council approves €1.42 billion for the Harbour Line tram')).toBe(
+      'Vessbridge council approves €1.42 billion for the Harbour Line tram',
+    );
+    expect(headlineMeasure('How much does the laptop cost?', 'Kestrel K1, a €899 RISC-V laptop, starts shipping; early benchmarks are mixed')).toBe(
+      'Kestrel K1, a €899 RISC-V laptop, starts shipping',
+    );
+  });
+
+  it('is not told by another number beside the thing', () => {
+    expect(headlineMeasure('How much will the tram cost?', 'Harbour Line tram opens with 19 stops')).toBeNull();
+    expect(goesOnFromHeadline('The tram will have 19 stops.', 'How much will the tram cost?')).toBe(false);
+    expect(goesOnFromHeadline('The council approved a budget of €1.42 billion for the tram.', 'How much will the tram cost?')).toBe(true);
+  });
+});
+
+describe('a sentence giving the headline’s figure again', () => {
+  it('goes on from it in words of its own', () => {
+    const headline = 'Aurelian Lines orders 12 methanol-powered container ships for $1.68 billion';
+    const vessels = 'The vessels will be built by Seowon Heavy Industries for a total price of $1.68 billion.';
+    expect(goesOnFromHeadline(vessels, 'How much did the ships cost?', headline)).toBe(true);
+    expect(goesOnFromHeadline(vessels, 'How much did the ships cost?')).toBe(false);
+    // A small whole number, or a year, is too often another thing's.
+    expect(goesOnFromHeadline('Deliveries begin on 12 January.', 'How many ships did Aurelian order?', headline)).toBe(false);
+    expect(goesOnFromHeadline('The depot opened in 2026 at a cost of €3 million.', 'How much will the line cost?', 'Line costs €9 million in 2026')).toBe(
+      false,
+    );
   });
 });

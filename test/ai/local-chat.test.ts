@@ -1102,6 +1102,28 @@ describe('a question writing a word apart with a space', () => {
   });
 });
 
+describe('an item room’s description', () => {
+  it('reads the room’s item description when the item’s passage does not answer', async () => {
+    const own: GroundedSource = {
+      n: 1,
+      label: 'What the repair act requires',
+      content: 'Key dates. 1 January 2028 — What happens: Battery replaceability applies. Enforcement. The consumer authority can impose fines.',
+      roomItem: true,
+    };
+    const topic = 'What the repair act requires\n\nThe new repair law, passed on 8 July, takes effect on 1 January 2027. A walk-through of what it covers.';
+    const asked = (question: string, item?: { kind: 'post' }) =>
+      new LocalChatModel(new LocalEmbedder()).answer([
+        { role: 'user', content: renderGroundedPrompt({ topic, ...(item && { item }), sources: [own], question }, newNonce()) },
+      ]);
+    expect(await asked('When does the law take effect?', { kind: 'post' })).toMatch(
+      /^The new repair law, passed on 8 July, takes effect on 1 January 2027\. \[1\]/,
+    );
+    // Outside an item's room the topic is no source's words; nor is a description that does not answer.
+    expect(await asked('When does the law take effect?')).toBe(NOT_COVERED);
+    expect(await asked('Who wrote the law?', { kind: 'post' })).toBe(NOT_COVERED);
+  });
+});
+
 describe('a question typed with a phone’s apostrophe', () => {
   const harbour: GroundedSource = {
     n: 1,

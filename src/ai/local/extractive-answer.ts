@@ -123,7 +123,8 @@ const MONTHS = 'january|february|march|april|may|june|july|august|september|octo
 const PLACE_CUE = /\b(in|at|near|from|to|across|outside|inside)\s+(the\s+)?\p{Lu}/u;
 /** A unit of time after a number: `26 minutes`, `a 26-minute run`, `eight years`. */
 const TIME_UNIT = '(seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|century|centuries)\\b';
-const NUMBER_WORDS =
+/** Numbers in words, as an alternation for regular expressions. */
+export const NUMBER_WORDS =
   'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|trillion|dozen|half';
 
 /** The question words, the first of which is what a question asks. */

@@ -236,8 +236,25 @@ export class LocalChatModel implements ChatModel {
   private async headlineFirst(prompt: GroundedPrompt, headline: string, n: number, signal?: AbortSignal): Promise<string> {
     const quote = await this.quote(prompt, signal);
     const cite = ` [${n}]`;
-    const more = quote === NOT_COVERED ? [] : quote.split(CITED_SENTENCE_END).filter((s) => s.endsWith(cite) && goesOnFromHeadline(s, prompt.question));
+    const more =
+      quote === NOT_COVERED ? [] : quote.split(CITED_SENTENCE_END).filter((s) => s.endsWith(cite) && goesOnFromHeadline(s, prompt.question, headline));
     return [`${withStop(quoted(headline))}${cite}`, ...more].join(' ');
+  }
+
+  /**
+   * The quote, read again with the room's item's description (the topic's lines after its title)
+   * as the first words of the item's own source, when nothing the passages hold answers: a post's
+   * description says `takes effect on 1 January 2027`, and "when does the law take effect?" in
+   * its room abstained over the passage of its key dates, which never says "effect". Null when the
+   * description is no help, or is already read.
+   */
+  private async quoteWithDescription(asked: GroundedPrompt, signal?: AbortSignal): Promise<string | null> {
+    const description = asked.item ? asked.topic.split('\n').slice(1).join('\n').trim() : '';
+    const primary = description ? primarySource(asked) : undefined;
+    if (!primary || primary.content.includes(description)) return null;
+    const sources = asked.sources.map((s) => (s === primary ? { ...s, content: `${description}\n\n${s.content}` } : s));
+    const quote = await this.quote({ ...asked, sources }, signal);
+    return quote === NOT_COVERED ? null : quote;
   }
 
   private async quote(asked: GroundedPrompt, signal?: AbortSignal): Promise<string> {
@@ -280,8 +297,7 @@ export class LocalChatModel implements ChatModel {
       relevant,
     );
     const first = ranked[0];
-    if (!first) return NOT_COVERED;
-    if (!relevant(first)) return NOT_COVERED;
+    if (!first || !relevant(first)) return (await this.quoteWithDescription(asked, signal)) ?? NOT_COVERED;
     if (!pricesWhatIsAsked(prompt.question, first)) return NOT_COVERED;
     // Built at its first use, once for the answer's three checks of who a sentence names.
     const common = writtenInLowerCase(prompt.sources);
