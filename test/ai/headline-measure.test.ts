@@ -104,6 +104,18 @@ describe('a price asked ("how much … cost?")', () => {
   });
 });
 
+describe('a change asked of people', () => {
+  it('is told by the clause telling the change, whoever the headline says it happened to', () => {
+    const title = 'Weekly weight-loss pill orvaglutide cuts body weight by 13.2% in phase 3 trial';
+    expect(headlineMeasure('How much weight did people lose?', title)).toBe(title);
+    expect(headlineMeasure('How much weight did patients lose?', title)).toBeNull();
+    expect(headlineMeasure('How many people died?', 'Storm: 12 people missing; roads closed')).toBeNull();
+    expect(headlineMeasure('How many people were admitted?', 'Outbreak reaches 140 cases; 38 people admitted to hospital')).toBe(
+      '38 people admitted to hospital',
+    );
+  });
+});
+
 describe('a sentence giving the headline’s figure again', () => {
   it('goes on from it in words of its own', () => {
     const headline = 'Aurelian Lines orders 12 methanol-powered container ships for $1.68 billion';

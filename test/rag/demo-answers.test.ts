@@ -323,6 +323,13 @@ describe('a price or a count the room’s headline gives', () => {
     expect(laptop.sources.map((s) => s.id)).toEqual(['news_n04']);
   });
 
+  it('tells a change asked of people by the headline, then the article’s own sentence giving its figure', async () => {
+    // Before: the weight-loss post's `47% of people on the drug lost at least 15%` led in the article's room.
+    const { answer, sources } = await ask('news_n17', 'How much weight did people lose?');
+    expect(answer).toMatch(/^Weekly weight-loss pill orvaglutide cuts body weight by 13\.2% in phase 3 trial\. \[1\] [^[]*lost an average of 13\.2 per cent/);
+    expect(sources.map((s) => s.id)).toEqual(['news_n17']);
+  });
+
   it('counts the thing asked, whatever verb says it was counted, and goes on only with counts of it', async () => {
     // Before: `the scientists found … four candidate new species` around the vents, no 31.
     expect((await ask('news_n06', 'How many vents were found?')).answer).toBe('Survey maps 31 hydrothermal vents on the Calloway Ridge. [1]');
