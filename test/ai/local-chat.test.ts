@@ -1124,6 +1124,48 @@ describe('an item room’s description', () => {
   });
 });
 
+describe('a question of how long or how many', () => {
+  const model = new LocalChatModel(new LocalEmbedder());
+  const answer = (question: string, sources: GroundedSource[]) =>
+    model.answer([{ role: 'user', content: renderGroundedPrompt({ topic: 'Film news', sources, question }, newNonce()) }]);
+
+  it('says the sources do not tell how long when what it would quote says no span', async () => {
+    const diary: GroundedSource = {
+      n: 1,
+      label: 'Comment by ana',
+      content: 'The archive is publishing a restoration diary, and most of the restoration was manual in the winter scenes.',
+    };
+    expect(await answer('How long did the restoration take?', [diary])).toBe(NOT_COVERED);
+    const spent: GroundedSource = { n: 2, label: 'Film restored', content: 'The restoration team spent about 2,100 hours over two and a half years.' };
+    expect(await answer('How long did the restoration take?', [diary, spent])).toMatch(/2,100 hours over two and a half years\. \[2\]/);
+    expect(await answer('How long did the restoration take?', [{ ...diary, content: 'The restoration took decades.' }])).toMatch(/took decades/);
+    // A span told by the time it reached.
+    const names: GroundedSource = { n: 1, label: 'Huguenots', content: 'The Huguenots kept their French names well into the nineteenth century.' };
+    expect(await answer('For how long did Huguenots keep their French names?', [names])).toMatch(/well into the nineteenth century/);
+  });
+
+  it('goes on with another source’s sentence only when its figure counts the thing asked', async () => {
+    const pilot: GroundedSource = {
+      n: 1,
+      label: 'Four-day week pilot',
+      content: 'Fifty-four of the 61 firms that took part in the trial have decided to keep it. The trial ran for six months.',
+    };
+    const audit: GroundedSource = {
+      n: 2,
+      label: 'Stablecoin falls',
+      content: 'The firm that took part in its audit said $1.3 billion of reserves could not be verified.',
+    };
+    const other: GroundedSource = { n: 3, label: 'Another trial', content: 'In a second trial, 12 firms took part for a year.' };
+    const said = await answer('How many firms took part?', [pilot, audit]);
+    expect(said).toMatch(/^Fifty-four of the 61 firms that took part/);
+    expect(said).not.toMatch(/\$1\.3 billion/);
+    // Another source's own count of the thing goes on.
+    const both = await answer('How many firms took part?', [pilot, other]);
+    expect(both).toMatch(/In a second trial, 12 firms took part for a year\. \[3\]/);
+    expect(both).toMatch(/Fifty-four of the 61 firms that took part in the trial have decided to keep it\. \[1\]/);
+  });
+});
+
 describe('a question typed with a phone’s apostrophe', () => {
   const harbour: GroundedSource = {
     n: 1,

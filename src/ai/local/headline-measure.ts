@@ -92,7 +92,7 @@ const COUNT_WORDS = new Set(NUMBER_WORDS.split('|').filter((w) => w !== 'one'));
  * vents`, `54 of 61 Lowmark firms`). A number of another thing beside the term is no count of it:
  * `found … four candidate new species` around the vents, `mapped 140 kilometres` of the ridge.
  */
-function counts(text: string, term: string): boolean {
+export function counts(text: string, term: string): boolean {
   const tokens = words(text);
   for (let i = 0; i < tokens.length; i++) {
     if (!/^\d/.test(tokens[i]) && !COUNT_WORDS.has(tokens[i])) continue;
@@ -169,4 +169,9 @@ function restates(sentence: string, headline: string): boolean {
   const figures = new Set((headline.replace(YEAR, ' ').match(FIGURE) ?? []).filter((f) => f.length > 2 || /[.,]/.test(f)));
   if (!figures.size) return false;
   return (sentence.replace(YEAR, ' ').match(FIGURE) ?? []).some((f) => figures.has(f));
+}
+
+/** The term a "how many …?" question counts (`firm` of "how many firms took part?"), or null. */
+export function countedTerm(question: string): string | null {
+  return measureAsked(question)?.counted ?? null;
 }

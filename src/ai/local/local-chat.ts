@@ -7,7 +7,7 @@
 import { answerFromDetails } from './item-details-answer.js';
 import { asksWhoIsQuoted, withoutItemNamed, withoutMakerStance } from '../item-questions.js';
 import { answerFromChapters } from './chapters-answer.js';
-import { goesOnFromHeadline, headlineMeasure } from './headline-measure.js';
+import { countedTerm, counts, goesOnFromHeadline, headlineMeasure } from './headline-measure.js';
 import { quotedOverview } from './quoted-people.js';
 import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import {
@@ -42,7 +42,7 @@ import { instructsTheReader } from './directives.js';
 import { addsToAnswer, ASKS, saysSomething } from './follow-up.js';
 import { namedSubjectFirst } from './subject-named.js';
 import { smallTalkFor, smallTalkOf, speakerTerms } from './small-talk.js';
-import { asksWhen, tellsTime } from './time-told.js';
+import { asksSpan, asksWhen, tellsSpan, tellsTime } from './time-told.js';
 import { deedAsked, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
@@ -306,6 +306,7 @@ export class LocalChatModel implements ChatModel {
     const named = sourcesNaming(prompt, top.text);
     const namesWhatIsAsked = namingSubject(prompt.question);
     const chosen = [top];
+    const counted = countedTerm(prompt.question);
     // "… he wrote in a blog post": a pronoun doer is read with the sentence naming who it stands for.
     // So is an answer opening with one (`He is also the oldest quarterback …`), whatever is asked.
     const antecedent =
@@ -337,6 +338,9 @@ export class LocalChatModel implements ChatModel {
       // Another source's sentence adds to the answer only with an answer of its own: after the
       // ships' `total price of $1.68 billion`, a post's `cells can be shipped … at zero volts`.
       if (s.lacksAnswer && s.n !== top.n) continue;
+      // For "how many firms took part?" its figure must count the thing: after `54 of the 61
+      // employers that took part`, a stablecoin's `$4.7 billion … part of the money` holds "part" and numbers.
+      if (counted && s.n !== top.n && !counts(s.text, counted)) continue;
       // A question said beside the answer adds none (`… is Rust 2.0 out by then?` after `shipped on Tuesday`),
       // a shared photo's caption after it or not.
       if (ASKS.test(s.text) || asksOnly(s.text)) continue;
@@ -384,6 +388,9 @@ export class LocalChatModel implements ChatModel {
     const tied = (s: ScoredSentence) =>
       s === top || (s.n === top.n && Math.abs(s.index - top.index) === 1) || (topHeld.size > 0 && [...topHeld].every((t) => held(s).has(t)));
     if (when && !chosen.some((s) => tied(s) && tells(s))) return NOT_COVERED;
+    // Nor is "how long did the restoration take?" by a comment holding its words and no span (`the
+    // archive is publishing a restoration diary … in the winter scenes`).
+    if (asksSpan(prompt.question) && !chosen.some((s) => tied(s) && tellsSpan(spokenText(s.text)))) return NOT_COVERED;
     return chosen
       .map((s) => {
         const quote = quoted(quotedAs(prompt.sources, s, dated));

@@ -117,6 +117,31 @@ export function tellsTime(sentence: string): boolean {
   return inWindows(sentence, (text) => TIME.test(text) || MONTH.test(text) || mayBesideNumber(text));
 }
 
+/**
+ * A span of time: a unit counted (`2,100 hours`, `two and a half years`, `a few weeks`, `26-minute`)
+ * or a plural unit after a word of lasting (`for decades`, `took years`). Not a time placed (`next
+ * week`, `the winter scenes`), which tellsTime reads.
+ */
+const SPAN = new RegExp(
+  [
+    String.raw`\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|half|few|several|many)(?:[\s-]+\w+)?[\s-]+${UNIT}\b`,
+    String.raw`\b(?:for|over|in|within|took|takes|take|lasted|lasts|spent)\s+(?:${UNIT})\b`,
+  ].join('|'),
+  'iu',
+);
+
+/**
+ * Whether `sentence` says how long something took or lasts ("how long did the restoration take?"),
+ * as a span or as the time it reached (EXTENT): a comment's `the archive is publishing a restoration diary … in the winter scenes` holds the
+ * question's words and a season, no span.
+ */
+export function tellsSpan(sentence: string): boolean {
+  return inWindows(sentence, (text) => SPAN.test(text) || (EXTENT.test(text) && tellsTime(text)));
+}
+
+/** A time a span reaches to or from: `until the second quarter of the 19th century`, `well into the nineteenth century`. */
+const EXTENT = /\b(?:until|till|since|into|throughout|through)\b/i;
+
 /** Another question word: "who led them when the Franks came?" asks who, though it holds `when`. */
 const OTHER_ASKED = /\b(?:who|whom|whose|where|why|how)\b/i;
 
@@ -126,4 +151,9 @@ const OTHER_ASKED = /\b(?:who|whom|whose|where|why|how)\b/i;
  */
 export function asksWhen(question: string): boolean {
   return answerType(question) === 'date' && !OTHER_ASKED.test(question);
+}
+
+/** Whether the question asks how long something took or lasts (answerType's `duration`), not how long ago. */
+export function asksSpan(question: string): boolean {
+  return answerType(question) === 'duration' && !/\bhow long ago\b/i.test(question);
 }
