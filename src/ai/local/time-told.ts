@@ -132,8 +132,8 @@ const SPAN = new RegExp(
 
 /**
  * Whether `sentence` says how long something took or lasts ("how long did the restoration take?"),
- * as a span or as the time it reached (EXTENT): a comment's `the archive is publishing a restoration diary … in the winter scenes` holds the
- * question's words and a season, no span.
+ * as a span or as the time it reached (EXTENT): a comment's `the archive is publishing a
+ * restoration diary … in the winter scenes` holds the question's words and a season, no span.
  */
 export function tellsSpan(sentence: string): boolean {
   return inWindows(sentence, (text) => SPAN.test(text) || (EXTENT.test(text) && tellsTime(text)));
