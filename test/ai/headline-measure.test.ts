@@ -110,6 +110,8 @@ describe('a change asked of people', () => {
     expect(headlineMeasure('How much weight did people lose?', title)).toBe(title);
     expect(headlineMeasure('How much weight did patients lose?', title)).toBeNull();
     expect(headlineMeasure('How many people died?', 'Storm: 12 people missing; roads closed')).toBeNull();
+    // Unless they are what is counted: `phase 3 trial` counts no people.
+    expect(headlineMeasure('How many people were in the trial?', title)).toBeNull();
     expect(headlineMeasure('How many people were admitted?', 'Outbreak reaches 140 cases; 38 people admitted to hospital')).toBe(
       '38 people admitted to hospital',
     );

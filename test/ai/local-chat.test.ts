@@ -1144,6 +1144,17 @@ describe('a question of how long or how many', () => {
     expect(await answer('For how long did Huguenots keep their French names?', [names])).toMatch(/well into the nineteenth century/);
   });
 
+  it('reads "how many people …?" by what they did, not by any count of people', async () => {
+    const exchange: GroundedSource = {
+      n: 1,
+      label: 'Exchange halts withdrawals',
+      content:
+        'About 212,000 customers with combined balances of roughly $780 million are affected, according to figures the exchange submitted to the regulator. ' +
+        'Tollgate, which was founded in Vessbridge in 2019 by Kasimir Roon, employs about 240 people.',
+    };
+    expect(await answer('How many people were affected?', [exchange])).toMatch(/^About 212,000 customers [^[]* are affected/);
+  });
+
   it('goes on with another source’s sentence only when its figure counts the thing asked', async () => {
     const pilot: GroundedSource = {
       n: 1,

@@ -330,6 +330,11 @@ describe('a price or a count the room’s headline gives', () => {
     expect(sources.map((s) => s.id)).toEqual(['news_n17']);
   });
 
+  it('reads "how many people …?" by what they did, not by any count of people', async () => {
+    // Before: `Tollgate … employs about 240 people` led.
+    expect((await ask('news_n09', 'How many people were affected?')).answer).toMatch(/^About 212,000 customers [^[]* are affected/);
+  });
+
   it('counts the thing asked, whatever verb says it was counted, and goes on only with counts of it', async () => {
     // Before: `the scientists found … four candidate new species` around the vents, no 31.
     expect((await ask('news_n06', 'How many vents were found?')).answer).toBe('Survey maps 31 hydrothermal vents on the Calloway Ridge. [1]');

@@ -302,6 +302,8 @@ export function scoreSentences(
   const qPairs = pairs(asked);
   const qWords = new Set(words(question));
   const counting = COUNT_ASKED.test(question);
+  // "How many people voted?": a count of people (`employs about 340 people`) is no count of voters.
+  const countedTerms = counting ? beyondAnyone(qSet) : qSet;
   const negated = NEGATOR.test(question);
   // "How much did the ships cost?": `cost` names the kind of answer; a sentence whose only
   // question term it is prices another thing (`the plant … will cost €2.3 billion`).
@@ -379,7 +381,7 @@ export function scoreSentences(
   const holdsOrNot = HELD_OR_NOT.has(type) && !ASKS_WHO_SOMEONE_IS.test(question);
   const scored = all.map((s, i) => {
     const sPairs = pairs(s.terms);
-    const counted = counting && !pricing && (forecasting ? foretellsCount(s.text, qSet) : countsQuestionTerm(s.text, qSet));
+    const counted = counting && !pricing && (forecasting ? foretellsCount(s.text, countedTerms) : countsQuestionTerm(s.text, countedTerms));
     const cue =
       // A chat line's time stamp is when it was said, no date it tells (`Ann (4 Dec 2026, 08:34): …`).
       (hasCue(type, spokenText(s.text), qWords) || caused[i] > 0) &&
@@ -590,6 +592,19 @@ function countsQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Words for whoever something happened to, as terms: "how many people voted?" asks a count of
+ * voters, and "how much weight did people lose?" of the trial's participants, whatever the
+ * sources call them.
+ */
+export const ANYONE = new Set(contentTerms('people person someone anyone everyone individuals'));
+
+/** `terms` without ANYONE's, unless nothing else would be left. */
+export function beyondAnyone(terms: Set<string>): Set<string> {
+  const rest = [...terms].filter((t) => !ANYONE.has(t));
+  return rest.length ? new Set(rest) : terms;
 }
 
 /** "Will" or "shall", or "going to": a question asked of what will be. */

@@ -8,7 +8,7 @@
  * long is the delay?" with a comment's `The delay is just another boring problem.`
  */
 import { priceTerms } from './answer-cues.js';
-import { answerType, hasCue, holdsMoney, NUMBER_WORDS } from './extractive-answer.js';
+import { answerType, beyondAnyone, hasCue, holdsMoney, NUMBER_WORDS } from './extractive-answer.js';
 import { askedTerms, contentTerms, termOf, words } from './extractive-text.js';
 
 /** Verbs of a change in size, as terms. */
@@ -24,12 +24,6 @@ const CHANGE = new Set([...CHANGE_VERBS, ...contentTerms('shorter cheaper faster
  * verb of a deed ("how many died?", "how many users were hit?") is asked and must be held.
  */
 const COUNTED = new Set(contentTerms('find found discover identify record report count register confirm detect spot'));
-
-/**
- * Words for whoever it happened to: "how much weight did people lose?" under `… pill cuts body
- * weight by 13.2% …` asks of the trial's participants, whom a headline seldom names.
- */
-const ANYONE = new Set(contentTerms('people person someone anyone everyone individuals'));
 
 /**
  * A headline's clauses: `Pilot cuts waits by 22 minutes; nurses warn on staffing` says two things.
@@ -68,13 +62,17 @@ function measureAsked(question: string): MeasureAsked | null {
   const price = type === 'number' && !changeAsked ? priceTerms(question) : new Set<string>();
   const howMany = type === 'number' ? HOW_MANY.exec(question) : null;
   const named = asked.filter((t) => !CHANGE.has(t) && !price.has(t) && !(howMany && COUNTED.has(t)));
-  const rest = named.some((t) => !ANYONE.has(t)) ? named.filter((t) => !ANYONE.has(t)) : named;
+  const counted = howMany ? (contentTerms(howMany[1]).find((t) => named.includes(t)) ?? null) : null;
+  // A headline seldom names whoever it happened to (`… pill cuts body weight by 13.2% …`), unless
+  // they are what is counted ("how many people were in the trial?" is not told by `phase 3 trial`).
+  const beyond = beyondAnyone(new Set(named));
+  const rest = named.filter((t) => t === counted || beyond.has(t));
   if (!rest.length) return null;
   return {
     type,
     changeAsked,
     priceAsked: asked.some((t) => price.has(t)),
-    counted: howMany ? (contentTerms(howMany[1]).find((t) => rest.includes(t)) ?? null) : null,
+    counted,
     rest,
     named: wordsOf(question),
   };
