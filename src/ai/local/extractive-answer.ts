@@ -302,7 +302,7 @@ export function scoreSentences(
   const qPairs = pairs(asked);
   const qWords = new Set(words(question));
   const counting = COUNT_ASKED.test(question);
-  // "How many people voted?": a count of people (`employs about 340 people`) is no count of voters.
+  // "How many people were affected?": a count of people (`employs about 240 people`) is no count of those affected.
   const countedTerms = counting ? beyondAnyone(qSet) : qSet;
   const negated = NEGATOR.test(question);
   // "How much did the ships cost?": `cost` names the kind of answer; a sentence whose only
@@ -595,9 +595,9 @@ function countsQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
 }
 
 /**
- * Words for whoever something happened to, as terms: "how many people voted?" asks a count of
- * voters, and "how much weight did people lose?" of the trial's participants, whatever the
- * sources call them.
+ * Words for whoever something happened to, as terms: "how many people were affected?" asks a
+ * count of those affected, and "how much weight did people lose?" of the trial's participants,
+ * whatever the sources call them.
  */
 export const ANYONE = new Set(contentTerms('people person someone anyone everyone individuals'));
 
